@@ -1,0 +1,261 @@
+"""Read every record under records/, validate it, and return one frozen catalog.
+
+Every problem in every file is collected; if there is any, `RecordErrors` is raised once with
+all of them, each as `path:line: what is wrong — how to fix it`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import Problem, RecordErrors
+from .schema import SCHEMA_VERSION, Family, Hardware, Implementation, Run, SLUG_PATTERN
+from .yamlio import Document, YamlProblem, parse
+
+import re
+
+KINDS = {"families": Family, "implementations": Implementation, "hardware": Hardware}
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    id: str  # the file's stem; unique within runs/<family>/<hardware>/
+    path: str  # relative to the records root, with forward slashes
+    run: Run
+    doc: Document = field(repr=False, compare=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.run.family}/{self.run.hardware}/{self.id}"
+
+
+@dataclass(frozen=True)
+class Catalog:
+    families: dict[str, Family]
+    implementations: dict[str, Implementation]
+    hardware: dict[str, Hardware]
+    runs: list[LoadedRun]
+    paths: dict[tuple[str, str], str]  # (kind, id) -> relative path
+    warnings: list[Problem] = field(default_factory=list)
+
+
+def record_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml"))
+
+
+def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
+    root = Path(root)
+    if not root.is_dir():
+        raise RecordErrors([Problem(str(root), 1, "records folder not found",
+                                    "run from the repository root or pass --records DIR")])
+    problems: list[Problem] = []
+    found: dict[str, dict[str, tuple[BaseModel, str, Document]]] = {k: {} for k in KINDS}
+    runs: list[LoadedRun] = []
+
+    for path in record_files(root):
+        rel = path.relative_to(root).as_posix()
+        shown = f"{root.name}/{rel}"
+        parts = path.relative_to(root).parts
+        if _escapes(path, root):
+            problems.append(Problem(shown, 1, "symbolic link pointing outside the records folder",
+                                    "replace the link with the file itself"))
+            continue
+        kind = parts[0]
+        if kind not in (*KINDS, "runs") or (kind == "runs" and len(parts) != 4) or (
+            kind != "runs" and len(parts) != 2
+        ):
+            problems.append(Problem(shown, 1, "record in an unexpected place",
+                                    "put it in families/, implementations/, hardware/ or "
+                                    "runs/<family>/<hardware>/"))
+            continue
+        if path.suffix == ".yml":
+            problems.append(Problem(shown, 1, "record files end in .yaml", f"rename it to {path.stem}.yaml"))
+            continue
+        if not re.match(SLUG_PATTERN, path.stem) and not re.match(r"^[0-9A-Za-z][\w.\-]*$", path.stem):
+            problems.append(Problem(shown, 1, f"file name {path.name!r} is not a slug",
+                                    "use lower-case letters, digits and - _ ."))
+            continue
+        try:
+            text = path.read_bytes()[: 2_000_000].decode("utf-8")
+            doc = parse(text)
+        except UnicodeDecodeError:
+            problems.append(Problem(shown, 1, "file is not UTF-8 text", "save it as UTF-8"))
+            continue
+        except YamlProblem as exc:
+            problems.append(Problem(shown, exc.line, exc.message, exc.fix))
+            continue
+        model = Run if kind == "runs" else KINDS[kind]
+        record = _validate(model, doc, shown, problems)
+        if record is None:
+            continue
+        if kind == "runs":
+            _check_run_path(record, parts, doc, shown, problems)
+            runs.append(LoadedRun(id=path.stem, path=rel, run=record, doc=doc))
+            continue
+        if record.id != path.stem:
+            problems.append(Problem(shown, doc.line_of(("id",)),
+                                    f"id {record.id!r} does not match the file name {path.name!r}",
+                                    f"rename the file to {record.id}.yaml or change the id"))
+            continue
+        same = [i for i in found[kind] if i.lower() == record.id.lower()]
+        if same:
+            problems.append(Problem(shown, doc.line_of(("id",)),
+                                    f"duplicate id {record.id!r} (also in {found[kind][same[0]][1]})",
+                                    "ids must be unique, ignoring case; rename one"))
+            continue
+        found[kind][record.id] = (record, shown, doc)
+
+    families = {k: v[0] for k, v in found["families"].items()}
+    implementations = {k: v[0] for k, v in found["implementations"].items()}
+    hardware = {k: v[0] for k, v in found["hardware"].items()}
+    for fid, (family, shown, doc) in found["families"].items():
+        if family.baseline not in implementations:
+            problems.append(Problem(shown, doc.line_of(("baseline",)),
+                                    f"baseline {family.baseline!r} is not a known implementation",
+                                    _known("implementations", implementations)))
+    for lr in runs:
+        _check_run_refs(lr, families, implementations, hardware, f"{root.name}/{lr.path}", problems)
+    if problems:
+        raise RecordErrors(problems)
+    runs.sort(key=lambda lr: (lr.run.observed_at, lr.path))
+    paths = {(kind, rid): f"{root.name}/{kind}/{rid}.yaml" for kind in KINDS for rid in found[kind]}
+    return Catalog(families, implementations, hardware, runs, paths)
+
+
+def _escapes(path: Path, root: Path) -> bool:
+    if not any(p.is_symlink() for p in [path, *path.parents] if root in p.parents or p == path):
+        return False
+    try:
+        path.resolve().relative_to(root.resolve())
+        return False
+    except ValueError:
+        return True
+
+
+def _known(what: str, mapping: dict) -> str:
+    names = ", ".join(sorted(mapping)) or "none yet"
+    return f"use one of the {what} in records/{what}/ ({names}), or add its record"
+
+
+def _check_run_path(run: Run, parts: tuple, doc: Document, shown: str, problems: list) -> None:
+    if parts[1] != run.family:
+        problems.append(Problem(shown, doc.line_of(("family",)),
+                                f"run names family {run.family!r} but sits in runs/{parts[1]}/",
+                                f"move it to runs/{run.family}/{run.hardware}/ or fix `family`"))
+    elif parts[2] != run.hardware:
+        problems.append(Problem(shown, doc.line_of(("hardware",)),
+                                f"run names hardware {run.hardware!r} but sits in runs/{parts[1]}/{parts[2]}/",
+                                f"move it to runs/{run.family}/{run.hardware}/ or fix `hardware`"))
+
+
+def _check_run_refs(lr: LoadedRun, families, implementations, hardware, shown, problems) -> None:
+    run, doc = lr.run, lr.doc
+    family = families.get(run.family)
+    if family is None:
+        problems.append(Problem(shown, doc.line_of(("family",)), f"unknown family {run.family!r}",
+                                _known("families", families)))
+    if run.hardware not in hardware:
+        problems.append(Problem(shown, doc.line_of(("hardware",)), f"unknown hardware {run.hardware!r}",
+                                _known("hardware", hardware)))
+    workloads = {w.id for w in family.workloads} if family else set()
+    for i, result in enumerate(run.results):
+        if result.implementation not in implementations:
+            problems.append(Problem(shown, doc.line_of(("results", i, "implementation")),
+                                    f"unknown implementation {result.implementation!r}",
+                                    _known("implementations", implementations)))
+        if family and result.workload not in workloads:
+            problems.append(Problem(shown, doc.line_of(("results", i, "workload")),
+                                    f"unknown workload {result.workload!r} for family {family.id!r}",
+                                    f"use one of its workloads ({', '.join(sorted(workloads))}) "
+                                    f"or declare it in records/families/{family.id}.yaml"))
+
+
+# --- pydantic errors into user messages ------------------------------------------------
+
+_TYPE_WORDS = {
+    "int": "a whole number", "float": "a number", "string": "text", "bool": "true or false",
+    "dict": "a mapping (key: value lines)", "list": "a list", "date": "a date (YYYY-MM-DD)",
+    "datetime": "a date and time (YYYY-MM-DDTHH:MM:SSZ)", "model": "a mapping (key: value lines)",
+}
+
+
+def _validate(model: type[BaseModel], doc: Document, shown: str, problems: list):
+    data = doc.data
+    if isinstance(data, dict) and "schema_version" in data and data["schema_version"] != SCHEMA_VERSION:
+        problems.append(Problem(shown, doc.line_of(("schema_version",)),
+                                f"schema_version {data['schema_version']!r} is not supported",
+                                f"this version of kernel-records reads schema_version {SCHEMA_VERSION}; "
+                                "convert the file or upgrade kernel-records"))
+        return None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            loc = tuple(x for x in err["loc"] if not _is_union_tag(x))
+            line = doc.line_of(loc)
+            message, fix = _describe(model, err, loc)
+            problems.append(Problem(shown, line, message, fix))
+        return None
+
+
+def _is_union_tag(part) -> bool:
+    return isinstance(part, str) and ("[" in part or part in ("function-after", "function-before"))
+
+
+def _describe(model, err: dict, loc: tuple) -> tuple[str, str]:
+    kind, msg = err["type"], err["msg"]
+    where = ".".join(str(x) for x in loc) or "the record"
+    if kind == "missing":
+        return f"missing field `{where}`", f"add `{loc[-1]}:` here (see the record's JSON Schema)"
+    if kind == "extra_forbidden":
+        allowed = _allowed_fields(model, loc[:-1])
+        hint = f"; allowed here: {', '.join(allowed)}" if allowed else ""
+        return f"unknown field `{where}`", f"remove it or fix its spelling{hint}"
+    if kind == "string_pattern_mismatch" and "a-z0-9" in str(err.get("ctx", {}).get("pattern", "")):
+        return (f"`{where}` is {err['input']!r}, not a slug",
+                "use lower-case letters, digits and single - _ . between them, e.g. my-kernel-v2")
+    if kind in ("greater_than", "greater_than_equal"):
+        return (f"`{where}` must be {'greater than' if kind == 'greater_than' else 'at least'} "
+                f"{err['ctx'].get('gt', err['ctx'].get('ge'))}, got {err['input']!r}",
+                "times and sizes are positive; a failed run is recorded with status: failed and an error")
+    if kind == "literal_error":
+        return f"`{where}` is {err['input']!r}, not an allowed value", f"use {err['ctx']['expected']}"
+    if kind == "value_error":
+        text = msg.removeprefix("Value error, ")
+        if text == "date in the future":
+            return f"`{where}` is a date in the future ({err['input']})", "write the date it was observed (UTC)"
+        if text.startswith("links must"):
+            return f"`{where}` is not an http(s) link: {err['input']!r}", "use an absolute https:// URL"
+        return f"{where}: {text}", "correct the values so they agree"
+    base = kind.split("_")[0]
+    if kind.endswith(("_type", "_parsing")) and base in _TYPE_WORDS:
+        return f"`{where}` should be {_TYPE_WORDS[base]}, got {err['input']!r}", f"write {_TYPE_WORDS[base]}"
+    if kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
+        return f"`{where}`: {msg.lower()}", "shorten or complete the value"
+    return f"`{where}`: {msg}", "correct the value (see the record's JSON Schema)"
+
+
+def _allowed_fields(model, loc: tuple) -> list[str]:
+    current = model
+    for part in loc:
+        if isinstance(part, int) or current is None:
+            continue
+        info = getattr(current, "model_fields", {}).get(part)
+        if info is None:
+            return []
+        current = _inner_model(info.annotation)
+    return sorted(getattr(current, "model_fields", {})) if current else []
+
+
+def _inner_model(annotation):
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _inner_model(arg)
+        if found:
+            return found
+    return None

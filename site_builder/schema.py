@@ -1,0 +1,407 @@
+"""Record models: the single source of truth for validation and for the JSON Schemas.
+
+Every record kind is a frozen pydantic model with unknown fields forbidden. The loader
+validates YAML against these models; `json_schemas()` exports the same models as JSON Schema.
+Family-specific knowledge never appears here: a family declares its own axes and tensors.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+SCHEMA_VERSION = 1
+
+SLUG_PATTERN = r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$"
+Slug = Annotated[
+    str,
+    StringConstraints(pattern=SLUG_PATTERN, min_length=1, max_length=80),
+    Field(description="lower-case letters, digits and single - _ . between them"),
+]
+
+#: Element sizes in bytes of the dtypes a tensor may declare.
+DTYPE_BYTES: dict[str, int] = {
+    "float64": 8,
+    "float32": 4,
+    "bfloat16": 2,
+    "float16": 2,
+    "float8_e4m3": 1,
+    "float8_e5m2": 1,
+    "int64": 8,
+    "int32": 4,
+    "int16": 2,
+    "int8": 1,
+    "uint8": 1,
+    "bool": 1,
+}
+DType = Literal[
+    "float64", "float32", "bfloat16", "float16", "float8_e4m3", "float8_e5m2",
+    "int64", "int32", "int16", "int8", "uint8", "bool",
+]
+#: A tensor dtype of "float" follows the workload's own `dtype`.
+TensorDType = Literal[
+    "float", "float64", "float32", "bfloat16", "float16", "float8_e4m3", "float8_e5m2",
+    "int64", "int32", "int16", "int8", "uint8", "bool",
+]
+
+
+def _http_url(value: str) -> str:
+    if not re.match(r"^https?://[^\s/$.?#][^\s]*$", value, re.IGNORECASE):
+        raise ValueError("links must be absolute http(s) URLs")
+    return value
+
+
+HttpUrl = Annotated[str, AfterValidator(_http_url)]
+PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+ShortText = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+Markdown = Annotated[str, StringConstraints(max_length=20_000)]
+Version = Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=r"^[\w.+\-]+$")]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+class VersionedRecord(Record):
+    schema_version: Literal[1] = Field(
+        description="format version of this file; the current version is 1"
+    )
+
+
+# --- families -------------------------------------------------------------------------
+
+
+class Axis(Record):
+    kind: Literal["variable", "fixed"]
+    value: int | None = Field(default=None, gt=0, description="the size of a fixed axis")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data):
+        if isinstance(data, str):
+            return {"kind": data}
+        if isinstance(data, dict) and set(data) == {"fixed"}:
+            return {"kind": "fixed", "value": data["fixed"]}
+        return data
+
+    @model_validator(mode="after")
+    def _fixed_needs_value(self):
+        if self.kind == "fixed" and self.value is None:
+            raise ValueError("a fixed axis needs its size: write {fixed: 128}")
+        if self.kind == "variable" and self.value is not None:
+            raise ValueError("a variable axis has no size: write `variable`")
+        return self
+
+
+class TensorSpec(Record):
+    dtype: TensorDType = Field(description='"float" follows the workload dtype')
+    shape: list[Slug] = Field(min_length=0, max_length=8, description="axis names, outermost first")
+
+
+class Arithmetic(Record):
+    """An arithmetic term for the floor: flops = flops_per_point × the product of `over`."""
+
+    flops_per_point: PositiveFloat
+    over: list[Slug] = Field(min_length=1)
+    peak: Literal["fp32", "bf16_tensor", "fp16_tensor", "fp8_tensor"] = "fp32"
+
+
+class Semantics(Record):
+    axes: dict[Slug, Axis] = Field(min_length=1)
+    inputs: dict[Slug, TensorSpec] = Field(min_length=1)
+    outputs: dict[Slug, TensorSpec] = Field(min_length=1)
+    determinism: Literal["deterministic", "nondeterministic", "unspecified"] = "unspecified"
+    constraints: list[ShortText] = Field(default_factory=list)
+    definition: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+    parameters: dict[Slug, float | int | str] = Field(
+        default_factory=dict, description="scalar parameters fixed by the semantics, e.g. eps"
+    )
+
+    @model_validator(mode="after")
+    def _shapes_use_axes(self):
+        for group in (self.inputs, self.outputs):
+            for name, spec in group.items():
+                unknown = [a for a in spec.shape if a not in self.axes]
+                if unknown:
+                    raise ValueError(
+                        f"tensor {name!r} uses undeclared axis {unknown[0]!r}; "
+                        f"declared axes: {', '.join(self.axes)}"
+                    )
+        clash = set(self.inputs) & set(self.outputs)
+        if clash:
+            raise ValueError(f"{sorted(clash)[0]!r} is both an input and an output")
+        return self
+
+
+class Workload(Record):
+    """One exact parameter set. Axis sizes sit beside `id` and `dtype` (flat in YAML)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, str_strip_whitespace=True)
+
+    id: Slug
+    dtype: DType
+    label: ShortText | None = None
+
+    @model_validator(mode="after")
+    def _sizes_are_positive_ints(self):
+        for key, value in (self.model_extra or {}).items():
+            if not re.match(SLUG_PATTERN, key):
+                raise ValueError(f"{key!r} is not an axis name")
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"axis {key!r} must be a positive whole number, got {value!r}")
+        return self
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return dict(self.model_extra or {})
+
+
+class Scaling(Record):
+    axis: Slug = Field(description="the axis on the chart's x axis; the others are held constant")
+
+
+class Family(VersionedRecord):
+    id: Slug
+    title: ShortText
+    tag: Slug
+    summary: Markdown
+    semantics: Semantics
+    arithmetic: Arithmetic | None = None
+    baseline: Slug = Field(description="implementation id that speed-ups are quoted against")
+    headline: Slug = Field(description="workload id of 'fastest usable today'")
+    scaling: Scaling
+    workloads: list[Workload] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        axes = self.semantics.axes
+        seen: dict[str, int] = {}
+        for i, w in enumerate(self.workloads):
+            if w.id in seen:
+                raise ValueError(f"workload id {w.id!r} is declared twice (items {seen[w.id]} and {i})")
+            seen[w.id] = i
+            sizes = w.sizes
+            for name, axis in axes.items():
+                if axis.kind == "variable" and name not in sizes:
+                    raise ValueError(f"workload {w.id!r} lacks a size for axis {name!r}")
+            extra = [k for k in sizes if k not in axes]
+            if extra:
+                raise ValueError(f"workload {w.id!r} sizes undeclared axis {extra[0]!r}")
+        if self.headline not in seen:
+            raise ValueError(f"headline {self.headline!r} is not one of this family's workloads")
+        if self.scaling.axis not in axes:
+            raise ValueError(f"scaling axis {self.scaling.axis!r} is not a declared axis")
+        if self.arithmetic:
+            for name in self.arithmetic.over:
+                if name not in axes:
+                    raise ValueError(f"arithmetic term uses undeclared axis {name!r}")
+        return self
+
+
+# --- implementations and hardware -----------------------------------------------------
+
+
+class Implementation(VersionedRecord):
+    id: Slug
+    name: ShortText
+    project: ShortText
+    language: Slug = Field(description="language or runtime: triton, python, cuda, cute-dsl, ...")
+    license: ShortText = Field(description="SPDX identifier, or 'proprietary'")
+    source_url: HttpUrl
+    install: Annotated[str, StringConstraints(max_length=300)] | None = Field(
+        default=None, description="the command that installs it; null when there is none"
+    )
+    version: Version | None = None
+    released: dt.date | None = Field(default=None, description="release date of `version`")
+    numerics: Markdown | None = Field(default=None, description="numerics convention it follows")
+    notes: Markdown | None = None
+
+
+class Hardware(VersionedRecord):
+    id: Slug
+    name: ShortText
+    vendor: ShortText
+    device_names: list[ShortText] = Field(
+        default_factory=list, description="names the driver reports, to match a local GPU"
+    )
+    memory_gb: PositiveFloat
+    memory_bandwidth_gbps: PositiveFloat = Field(description="datasheet DRAM bandwidth, GB/s")
+    peak_tflops: dict[Literal["fp32", "bf16_tensor", "fp16_tensor", "fp8_tensor"], PositiveFloat] = (
+        Field(default_factory=dict, description="datasheet dense peak rates")
+    )
+    sms: int | None = Field(default=None, gt=0)
+    l2_mb: PositiveFloat | None = None
+    datasheet_url: HttpUrl
+
+
+# --- run records ------------------------------------------------------------------------
+
+
+class Source(Record):
+    name: ShortText
+    url: HttpUrl
+    license: ShortText
+    citation: Annotated[str, StringConstraints(max_length=1000)] | None = None
+    retrieved: dt.date | None = None
+
+
+class Protocol(Record):
+    id: Slug
+    version: int = Field(ge=1)
+    clock: Literal["device", "end-to-end"] = Field(description="which clock ranks results")
+    l2: Literal["cold", "warm", "unspecified"] = "unspecified"
+    timing: ShortText = Field(description="how time was taken: cuda-graph, events, do_bench, cpu-wall ...")
+    statistic: Literal["median", "mean", "min"] = "median"
+    quantiles: list[Annotated[float, Field(gt=0, lt=1)]] = Field(default_factory=list)
+    description: Markdown | None = None
+
+
+class Environment(Record):
+    gpu: ShortText
+    sms: int | None = Field(default=None, gt=0)
+    memory_gb: PositiveFloat | None = None
+    driver: Version | None = None
+    cuda: Version | None = None
+    torch: Version | None = None
+    triton: Version | None = None
+    python: Version | None = None
+    platform: ShortText | None = None
+    packages: dict[ShortText, Version] = Field(default_factory=dict)
+    copy_bandwidth_gbps: PositiveFloat | None = Field(
+        default=None, description="large device-to-device copy, bytes read + written, this run"
+    )
+
+
+class Stat(Record):
+    median: PositiveFloat
+    p20: PositiveFloat | None = None
+    p80: PositiveFloat | None = None
+    min: PositiveFloat | None = None
+    max: PositiveFloat | None = None
+    samples: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self):
+        chain = [v for v in (self.min, self.p20, self.median, self.p80, self.max) if v is not None]
+        if chain != sorted(chain):
+            raise ValueError("statistics must be ordered: min ≤ p20 ≤ median ≤ p80 ≤ max")
+        return self
+
+
+class Correctness(Record):
+    max_abs_error: NonNegFloat
+    max_rel_error: NonNegFloat | None = None
+    atol: NonNegFloat
+    rtol: NonNegFloat
+    passed: bool
+
+
+Status = Literal["ok", "failed", "not-installed", "timeout", "crashed", "unsupported"]
+
+
+class Result(Record):
+    implementation: Slug
+    workload: Slug
+    status: Status = "ok"
+    exact: bool = Field(default=True, description="false when the source measured a near workload")
+    kernel_sha: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{8,64}$")] | None = None
+    error: Annotated[str, StringConstraints(max_length=4000)] | None = None
+    note: Annotated[str, StringConstraints(max_length=1000)] | None = None
+    correctness: Correctness | None = None
+    device_us: Stat | None = None
+    e2e_us: Stat | None = None
+
+    @model_validator(mode="after")
+    def _status_consistent(self):
+        if self.status == "ok" and self.device_us is None and self.e2e_us is None:
+            raise ValueError("a result with status ok needs device_us or e2e_us")
+        if self.status != "ok" and not self.error:
+            raise ValueError(f"a result with status {self.status} needs an `error` saying why")
+        if self.status == "ok" and self.correctness is not None and not self.correctness.passed:
+            raise ValueError("correctness did not pass: set status to failed")
+        return self
+
+
+class Run(VersionedRecord):
+    family: Slug
+    hardware: Slug
+    trust: Literal["reported", "measured"]
+    observed: dt.datetime | dt.date
+    protocol: Protocol
+    source: Source | None = None
+    environment: Environment | None = None
+    seed: int | None = None
+    notes: Markdown | None = None
+    results: list[Result] = Field(min_length=1)
+
+    @field_validator("observed")
+    @classmethod
+    def _not_in_future(cls, value):
+        now = dt.datetime.now(dt.timezone.utc)
+        if isinstance(value, dt.datetime):
+            moment = value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+            if moment > now + dt.timedelta(minutes=5):
+                raise ValueError("date in the future")
+        elif value > now.date():
+            raise ValueError("date in the future")
+        return value
+
+    @model_validator(mode="after")
+    def _trust_consistent(self):
+        if self.trust == "reported" and self.source is None:
+            raise ValueError("a reported run needs a `source` (name, url, license)")
+        if self.trust == "measured" and self.environment is None:
+            raise ValueError("a measured run needs its `environment`")
+        clock_field = "device_us" if self.protocol.clock == "device" else "e2e_us"
+        seen: dict[tuple[str, str], int] = {}
+        for i, r in enumerate(self.results):
+            key = (r.implementation, r.workload)
+            if key in seen:
+                raise ValueError(
+                    f"results {seen[key]} and {i} both give {r.implementation} on {r.workload}"
+                )
+            seen[key] = i
+            if r.status == "ok" and getattr(r, clock_field) is None:
+                raise ValueError(
+                    f"result {i} lacks `{clock_field}`, the clock this protocol ranks by"
+                )
+        return self
+
+    @property
+    def observed_at(self) -> dt.datetime:
+        value = self.observed
+        if isinstance(value, dt.datetime):
+            return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
+
+
+RECORD_KINDS: dict[str, type[VersionedRecord]] = {
+    "families": Family,
+    "implementations": Implementation,
+    "hardware": Hardware,
+    "runs": Run,
+}
+
+
+def json_schemas() -> dict[str, dict]:
+    """The JSON Schema of every record kind, generated from the models above."""
+    names = {"families": "family", "implementations": "implementation", "hardware": "hardware", "runs": "run"}
+    out = {}
+    for folder, model in RECORD_KINDS.items():
+        schema = model.model_json_schema()
+        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        schema["$id"] = f"{names[folder]}.schema.json"
+        out[names[folder]] = schema
+    return out

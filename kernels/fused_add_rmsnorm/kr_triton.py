@@ -1,0 +1,410 @@
+"""Kernel Records' own Triton fused add + RMSNorm (forward).
+
+Numerics (Hugging Face Llama convention, "rounded h"):
+
+    h    = (x + residual) rounded to the input dtype          -> returned as residual_out
+    rstd = 1 / sqrt(mean(float32(h) ** 2) + eps)              (float32)
+    y    = weight * (float32(h) * rstd).to(input dtype)       (the multiply as torch would do it)
+
+The product ``weight * normed`` follows torch's type promotion, exactly as HF's
+``self.weight * hidden_states.to(input_dtype)``: with weight and input of the same dtype
+``y`` has that dtype; with a float32 weight and bf16/fp16 input ``y`` is float32 (the
+product of the float32 weight and the bf16-rounded normalised value, not rounded again);
+in general ``y.dtype == torch.promote_types(weight.dtype, x.dtype)``.
+``residual_out`` always has the input dtype.
+
+Two kernels:
+
+* ``_k_rows``: the whole row lives in registers; one pass over memory. A program handles
+  ROWS rows (several rows per program for small hidden sizes). The row is split into up
+  to four power-of-two *segments* (e.g. 5120 = 4096 + 1024, 7168 = 4096 + 2048 + 1024),
+  so hidden sizes that are not powers of two are covered without padding or masks;
+  other sizes (111, 4097, ...) use one masked power-of-two block.
+* ``_k_chunked``: for rows too long for registers (hidden 32768 fp32, 65536, 131072, ...):
+  one program per row loops over chunks. Pass 1 reads x and r, writes h (marked
+  evict_last so it stays in L2) and accumulates the sum of squares; pass 2 re-reads h
+  (from L2, newest chunks first) and writes y. DRAM traffic stays ~4 x rows x hidden x
+  elsize.
+
+The host path caches per-(hidden, dtypes, alignment) launch configurations and, on CUDA,
+the compiled kernel handle, so a decode-size call costs little more than the launch.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+__all__ = ["fused_add_rmsnorm", "reference_fused_add_rmsnorm"]
+
+_INT32_MAX = 2**31 - 1
+
+
+# --------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _seg_pass1(X, R, H, xoff, roff, hoff, rmask, OFF: tl.constexpr, SEG: tl.constexpr,
+               N: tl.constexpr, MASK_COLS: tl.constexpr):
+    cols = OFF + tl.arange(0, SEG)
+    if MASK_COLS:
+        m = rmask[:, None] & (cols < N)[None, :]
+    else:
+        m = rmask[:, None]
+    x = tl.load(X + xoff[:, None] + cols[None, :], mask=m, other=0.0, eviction_policy="evict_first")
+    r = tl.load(R + roff[:, None] + cols[None, :], mask=m, other=0.0, eviction_policy="evict_first")
+    h = (x.to(tl.float32) + r.to(tl.float32)).to(X.dtype.element_ty)
+    tl.store(H + hoff[:, None] + cols[None, :], h, mask=m)
+    hf = h.to(tl.float32)
+    return hf, tl.sum(hf * hf, axis=1)
+
+
+@triton.jit
+def _seg_pass2(W, Y, hf, rstd, yoff, rmask, OFF: tl.constexpr, SEG: tl.constexpr, N: tl.constexpr,
+               MASK_COLS: tl.constexpr, IN_DTYPE: tl.constexpr):
+    cols = OFF + tl.arange(0, SEG)
+    if MASK_COLS:
+        cm = cols < N
+        m = rmask[:, None] & cm[None, :]
+        w = tl.load(W + cols, mask=cm, other=0.0, eviction_policy="evict_last")
+    else:
+        m = rmask[:, None]
+        w = tl.load(W + cols, eviction_policy="evict_last")
+    normed = (hf * rstd[:, None]).to(IN_DTYPE).to(tl.float32)
+    y = w.to(tl.float32)[None, :] * normed
+    tl.store(Y + yoff[:, None] + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
+
+
+@triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
+def _k_rows(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
+            N: tl.constexpr, S0: tl.constexpr, S1: tl.constexpr, S2: tl.constexpr, S3: tl.constexpr,
+            MASK_COLS: tl.constexpr, ROWS: tl.constexpr, CONTIG: tl.constexpr, I64: tl.constexpr):
+    IN_DTYPE: tl.constexpr = X.dtype.element_ty
+    pid = tl.program_id(0)
+    rows = pid * ROWS + tl.arange(0, ROWS)
+    rmask = rows < n_rows
+    if I64:
+        rows = rows.to(tl.int64)
+    if CONTIG:
+        xoff = rows * N
+        roff = xoff
+        hoff = xoff
+        yoff = xoff
+    else:
+        xoff = rows * stride_x
+        roff = rows * stride_r
+        hoff = rows * stride_h
+        yoff = rows * stride_y
+    O1: tl.constexpr = S0
+    O2: tl.constexpr = S0 + S1
+    O3: tl.constexpr = S0 + S1 + S2
+    h0, ss = _seg_pass1(X, R, H, xoff, roff, hoff, rmask, 0, S0, N, MASK_COLS)
+    if S1 > 0:
+        h1, ss1 = _seg_pass1(X, R, H, xoff, roff, hoff, rmask, O1, S1, N, False)
+        ss += ss1
+    if S2 > 0:
+        h2, ss2 = _seg_pass1(X, R, H, xoff, roff, hoff, rmask, O2, S2, N, False)
+        ss += ss2
+    if S3 > 0:
+        h3, ss3 = _seg_pass1(X, R, H, xoff, roff, hoff, rmask, O3, S3, N, False)
+        ss += ss3
+    rstd = tl.math.rsqrt(ss / N + eps)
+    _seg_pass2(W, Y, h0, rstd, yoff, rmask, 0, S0, N, MASK_COLS, IN_DTYPE)
+    if S1 > 0:
+        _seg_pass2(W, Y, h1, rstd, yoff, rmask, O1, S1, N, False, IN_DTYPE)
+    if S2 > 0:
+        _seg_pass2(W, Y, h2, rstd, yoff, rmask, O2, S2, N, False, IN_DTYPE)
+    if S3 > 0:
+        _seg_pass2(W, Y, h3, rstd, yoff, rmask, O3, S3, N, False, IN_DTYPE)
+
+
+@triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
+def _k_chunked(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
+               N: tl.constexpr, BLOCK: tl.constexpr, CONTIG: tl.constexpr, I64: tl.constexpr):
+    IN_DTYPE: tl.constexpr = X.dtype.element_ty
+    NCHUNK: tl.constexpr = (N + BLOCK - 1) // BLOCK
+    MASK_COLS: tl.constexpr = (N % BLOCK) != 0
+    row = tl.program_id(0)
+    if I64:
+        row = row.to(tl.int64)
+    if CONTIG:
+        xoff = row * N
+        roff = xoff
+        hoff = xoff
+        yoff = xoff
+    else:
+        xoff = row * stride_x
+        roff = row * stride_r
+        hoff = row * stride_h
+        yoff = row * stride_y
+    Xr = X + xoff
+    Rr = R + roff
+    Hr = H + hoff
+    Yr = Y + yoff
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for i in range(NCHUNK):
+        cols = i * BLOCK + offs
+        if MASK_COLS:
+            m = cols < N
+            x = tl.load(Xr + cols, mask=m, other=0.0, eviction_policy="evict_first")
+            r = tl.load(Rr + cols, mask=m, other=0.0, eviction_policy="evict_first")
+        else:
+            x = tl.load(Xr + cols, eviction_policy="evict_first")
+            r = tl.load(Rr + cols, eviction_policy="evict_first")
+        h = (x.to(tl.float32) + r.to(tl.float32)).to(IN_DTYPE)
+        if MASK_COLS:
+            tl.store(Hr + cols, h, mask=m, eviction_policy="evict_last")
+        else:
+            tl.store(Hr + cols, h, eviction_policy="evict_last")
+        hf = h.to(tl.float32)
+        acc += hf * hf
+    rstd = tl.math.rsqrt(tl.sum(acc, axis=0) / N + eps)
+    tl.debug_barrier()
+    # pass 2, newest chunks first (they are the likeliest still in L2)
+    for j in range(NCHUNK):
+        i = NCHUNK - 1 - j
+        cols = i * BLOCK + offs
+        if MASK_COLS:
+            m = cols < N
+            h = tl.load(Hr + cols, mask=m, other=0.0, eviction_policy="evict_first")
+            w = tl.load(W + cols, mask=m, other=0.0, eviction_policy="evict_last")
+        else:
+            h = tl.load(Hr + cols, eviction_policy="evict_first")
+            w = tl.load(W + cols, eviction_policy="evict_last")
+        normed = (h.to(tl.float32) * rstd).to(IN_DTYPE).to(tl.float32)
+        y = (w.to(tl.float32) * normed).to(Y.dtype.element_ty)
+        if MASK_COLS:
+            tl.store(Yr + cols, y, mask=m, eviction_policy="evict_first")
+        else:
+            tl.store(Yr + cols, y, eviction_policy="evict_first")
+
+
+# --------------------------------------------------------------------------------------
+# Launch configurations
+# --------------------------------------------------------------------------------------
+
+_SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
+_MAX_REG_ROW = 32768  # the largest row kept whole in registers
+
+
+def _pow2_segments(n: int, max_segments: int = 4, min_seg: int = 256):
+    """Split n into <= max_segments powers of two (largest first), each >= min_seg;
+    None if impossible."""
+    segs = []
+    rest = n
+    bit = 1 << (n.bit_length() - 1)
+    while rest and bit >= min_seg:
+        if rest & bit:
+            segs.append(bit)
+            rest -= bit
+        bit >>= 1
+    if rest or len(segs) > max_segments:
+        return None
+    return segs
+
+
+def _default_config(n: int, elsize: int) -> dict:
+    """Heuristic launch configuration for a row of n elements of elsize bytes."""
+    np2 = triton.next_power_of_2(n)
+    if n > _MAX_REG_ROW or (n == _MAX_REG_ROW and elsize == 4):
+        block = 8192 if elsize <= 2 else 4096
+        return {"kind": "chunked", "BLOCK": min(block, np2), "num_warps": 16}
+    segs = _pow2_segments(n)
+    if segs is None:
+        segs, mask = [np2], True
+    else:
+        mask = False
+    segs = segs + [0] * (4 - len(segs))
+    # several rows per program for small rows: aim at >= ~4096 elements per program
+    rows = max(1, min(16, 4096 // np2))
+    elems = rows * np2
+    warps = max(1, min(32, elems // 512))  # ~16 elements per thread
+    if elems >= 8192 and warps < 8:
+        warps = 8
+    return {"kind": "rows", "S": tuple(segs), "MASK_COLS": mask, "ROWS": rows, "num_warps": warps}
+
+
+# Tuned on the H200 (see NOTES.md); keyed by (hidden, element size). Anything missing
+# falls back to _default_config.
+_TUNED: dict[tuple[int, int], dict] = {}
+
+
+def _config_for(n: int, elsize: int) -> dict:
+    cfg = _TUNED.get((n, elsize))
+    if cfg is None:
+        cfg = _default_config(n, elsize)
+    return cfg
+
+
+def _launch(cfg: dict, x2, r2, w, y2, h2, n_rows: int, eps: float, contig: bool, i64: bool):
+    n = x2.shape[1]
+    args = (x2, r2, w, y2, h2, n_rows, x2.stride(0), r2.stride(0), h2.stride(0), y2.stride(0), eps)
+    if cfg["kind"] == "rows":
+        s = cfg["S"]
+        grid = (triton.cdiv(n_rows, cfg["ROWS"]),)
+        return _k_rows[grid](*args, N=n, S0=s[0], S1=s[1], S2=s[2], S3=s[3], MASK_COLS=cfg["MASK_COLS"],
+                             ROWS=cfg["ROWS"], CONTIG=contig, I64=i64, num_warps=cfg["num_warps"],
+                             num_stages=1)
+    grid = (n_rows,)
+    return _k_chunked[grid](*args, N=n, BLOCK=cfg["BLOCK"], CONTIG=contig, I64=i64,
+                            num_warps=cfg["num_warps"], num_stages=1)
+
+
+# --------------------------------------------------------------------------------------
+# Lean host path: cached compiled kernels, launched without Triton's per-call binding.
+# --------------------------------------------------------------------------------------
+
+_INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+_FAST: dict = {}  # key -> (compiled kernel, cfg) or False when the fast path is disabled
+_FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
+_raw_stream = None
+
+
+def _fast_launch(entry, x2, r2, w, y2, h2, n_rows, eps, n):
+    ck, cfg = entry
+    if cfg["kind"] == "rows":
+        s = cfg["S"]
+        grid0 = (n_rows + cfg["ROWS"] - 1) // cfg["ROWS"]
+        all_args = (x2, r2, w, y2, h2, n_rows, n, n, n, n, eps, n, s[0], s[1], s[2], s[3],
+                    cfg["MASK_COLS"], cfg["ROWS"], True, False)
+    else:
+        grid0 = n_rows
+        all_args = (x2, r2, w, y2, h2, n_rows, n, n, n, n, eps, n, cfg["BLOCK"], True, False)
+    stream = _raw_stream(x2.device.index)
+    ck.run(grid0, 1, 1, stream, ck.function, ck.packed_metadata, None, None, None, *all_args)
+
+
+def _check_inputs(x, residual, weight):
+    if not (isinstance(x, torch.Tensor) and isinstance(residual, torch.Tensor) and isinstance(weight, torch.Tensor)):
+        raise ValueError("x, residual and weight must be torch.Tensors")
+    if x.shape != residual.shape:
+        raise ValueError(f"x and residual shapes differ: {tuple(x.shape)} vs {tuple(residual.shape)}")
+    if x.dim() < 1:
+        raise ValueError("x must have at least one dimension (..., hidden)")
+    if weight.dim() != 1 or weight.shape[0] != x.shape[-1]:
+        raise ValueError(f"weight must be 1-D of size hidden={x.shape[-1]}, got shape {tuple(weight.shape)}")
+    if x.dtype != residual.dtype:
+        raise ValueError(f"x and residual dtypes differ: {x.dtype} vs {residual.dtype}")
+    if x.dtype not in _SUPPORTED or weight.dtype not in _SUPPORTED:
+        raise ValueError(f"unsupported dtype(s) x={x.dtype}, weight={weight.dtype}; use float32, float16 or bfloat16")
+    if x.device != residual.device or x.device != weight.device:
+        raise ValueError(f"tensors on different devices: x {x.device}, residual {residual.device}, weight {weight.device}")
+    if x.device.type != "cuda" and not _INTERPRET:
+        raise ValueError("fused_add_rmsnorm needs CUDA tensors (or TRITON_INTERPRET=1 for CPU tensors)")
+    if x.shape[-1] == 0:
+        raise ValueError("hidden size must be > 0")
+    if x.stride(-1) != 1 or residual.stride(-1) != 1:
+        raise ValueError("x and residual must be contiguous in the last dimension (stride(-1) == 1)")
+
+
+def _rows_view(t: torch.Tensor, n: int) -> torch.Tensor:
+    if t.dim() == 2:
+        return t
+    if t.dim() == 1:
+        return t.view(1, n)
+    try:
+        return t.view(-1, n)
+    except RuntimeError:  # leading dims not collapsible: copy (correct, slower)
+        return t.reshape(-1, n)
+
+
+def fused_add_rmsnorm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor,
+                      eps: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
+    """returns (y, residual_out), new tensors; inputs are not modified
+
+    residual_out = (x + residual) in x.dtype; y = weight * rmsnorm(residual_out) with the
+    norm in float32 (HF Llama convention); y.dtype = torch.promote_types(weight.dtype, x.dtype).
+    """
+    # ---- fast path: contiguous, aligned, same device, cached compiled kernel ----------
+    if _FAST_ENABLED and x.is_contiguous() and residual.is_contiguous() and weight.is_contiguous():
+        n = x.shape[-1]
+        xd = x.dtype
+        wd = weight.dtype
+        key = (n, xd, wd, x.device)
+        entry = _FAST.get(key)
+        if entry and residual.shape == x.shape and residual.dtype is xd and residual.device == x.device \
+                and weight.device == x.device and weight.shape == (n,) and n > 0:
+            numel = x.numel()
+            ok = numel <= _INT32_MAX and ((x.data_ptr() | residual.data_ptr() | weight.data_ptr()) & 15) == 0 \
+                and x.device.index == torch.cuda.current_device()
+            if ok:
+                h = torch.empty_like(x)
+                y = torch.empty(x.shape, dtype=entry[2], device=x.device)
+                n_rows = numel // n
+                if n_rows:
+                    _fast_launch(entry[:2], x, residual, weight, y, h, n_rows, eps, n)
+                return y, h
+    return _general(x, residual, weight, eps)
+
+
+def _general(x, residual, weight, eps):
+    _check_inputs(x, residual, weight)
+    n = x.shape[-1]
+    out_dtype = torch.promote_types(weight.dtype, x.dtype)
+    y = torch.empty(x.shape, dtype=out_dtype, device=x.device)
+    h = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if x.numel() == 0:
+        return y, h
+    x2 = _rows_view(x, n)
+    r2 = _rows_view(residual, n)
+    w = weight.contiguous()
+    y2 = y.view(-1, n)
+    h2 = h.view(-1, n)
+    n_rows = x2.shape[0]
+    max_off = max((n_rows - 1) * abs(t.stride(0)) + n for t in (x2, r2, y2, h2))
+    i64 = max_off > _INT32_MAX
+    contig = all(t.stride(0) == n for t in (x2, r2))
+    cfg = _config_for(n, x.element_size())
+    if x.device.type == "cuda":
+        with torch.cuda.device(x.device):
+            ck = _launch(cfg, x2, r2, w, y2, h2, n_rows, float(eps), contig, i64)
+        _maybe_cache_fast(ck, cfg, x2, r2, w, y2, h2, n_rows, eps, contig, i64, out_dtype)
+    else:
+        _launch(cfg, x2, r2, w, y2, h2, n_rows, float(eps), contig, i64)
+    return y, h
+
+
+def _maybe_cache_fast(ck, cfg, x2, r2, w, y2, h2, n_rows, eps, contig, i64, out_dtype):
+    """After a normal launch of the common case (contiguous, 16-byte aligned, int32
+    offsets), remember the compiled kernel and check once that launching it directly
+    gives bit-identical results; otherwise keep using the normal path for that key."""
+    global _raw_stream
+    if not _FAST_ENABLED or not contig or i64 or ck is None:
+        return
+    key = (x2.shape[1], x2.dtype, w.dtype, x2.device)
+    if key in _FAST:
+        return
+    if (x2.data_ptr() | r2.data_ptr() | w.data_ptr() | y2.data_ptr() | h2.data_ptr()) & 15:
+        return
+    if not (x2.is_contiguous() and r2.is_contiguous()):
+        return
+    try:
+        if _raw_stream is None:
+            _raw_stream = torch._C._cuda_getCurrentRawStream
+        if x2.device.index != torch.cuda.current_device():
+            return
+        if torch.cuda.is_current_stream_capturing():
+            return
+        y_b = torch.empty_like(y2)
+        h_b = torch.empty_like(h2)
+        _fast_launch((ck, cfg), x2, r2, w, y_b, h_b, n_rows, float(eps), x2.shape[1])
+        same = torch.equal(y_b.view(torch.uint8), y2.view(torch.uint8)) and \
+            torch.equal(h_b.view(torch.uint8), h2.view(torch.uint8))
+    except Exception:  # noqa: BLE001 - any incompatibility: keep the normal path
+        same = False
+    _FAST[key] = (ck, cfg, out_dtype) if same else False
+
+
+def reference_fused_add_rmsnorm(x, residual, weight, eps=1e-6):
+    """Eager PyTorch reference with exactly the same numerics (HF LlamaRMSNorm after an add)."""
+    h = x + residual
+    hf = h.to(torch.float32)
+    var = hf.pow(2).mean(-1, keepdim=True)
+    normed = hf * torch.rsqrt(var + eps)
+    return weight * normed.to(x.dtype), h

@@ -1,0 +1,276 @@
+"""One function per page kind: catalog + entries in, a page model (plain dict) out."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from . import charts
+from .derive import Entry, cohorts, ranked, usable
+from .floors import bytes_moved
+from .load import Catalog
+from .schema import Family
+from .views import (TRUST_LABEL, TRUST_NOTE, cohort_view, copy_bandwidths, entry_view, family_cohorts,
+                    history_url, run_url, semantics_identity, workload_label, workload_view)
+
+
+def family_page(catalog: Catalog, family: Family, entries: list[Entry]) -> dict:
+    mine = [e for e in entries if e.family.id == family.id]
+    per_workload = family_cohorts(family, mine)
+    copy_bw = copy_bandwidths(catalog)
+    workloads = {w.id: workload_view(family, w, bytes_moved(family, w)) for w in family.workloads}
+
+    leaderboards = []
+    for w in family.workloads:
+        items = per_workload.get(w.id, [])
+        leaderboards.append({
+            "workload": workloads[w.id], "headline": w.id == family.headline,
+            "cohorts": [cohort_view(k, g, family, copy_bw) for k, g in items],
+        })
+
+    headline = [cohort_view(k, g, family, copy_bw) for k, g in per_workload.get(family.headline, [])]
+    return {
+        "id": family.id, "title": family.title, "tag": family.tag, "summary": family.summary,
+        "eligible_runs": sum(e.eligible for e in mine),
+        "results_total": len(mine),
+        "headline_workload": workloads[family.headline],
+        "fastest": _fastest_usable(headline),
+        "by_language": _by_language(headline),
+        "matrix": _matrix(catalog, family, per_workload, workloads, copy_bw),
+        "source_native": [
+            {k: c[k] for k in ("hardware", "hardware_name", "protocol", "protocol_version", "statistic",
+                               "clock", "results", "last_observed", "history_url", "trust")}
+            | {"workload": workloads[family.headline]["label"]}
+            for c in headline
+        ],
+        "floors": [{"workload": lb["workload"], "cohort": c["key"], "hardware_name": c["hardware_name"],
+                    "protocol": c["protocol"], **c["floor"]}
+                   for lb in leaderboards for c in lb["cohorts"]],
+        "leaderboards": leaderboards,
+        "charts": charts.scaling_charts(family, mine),
+        "implementations": _implementations(catalog, family, mine, headline),
+        "semantics": _semantics(family),
+        "sources": _sources(mine),
+        "json_url": f"families/{family.id}.json", "csv_url": f"families/{family.id}.csv",
+        "baseline": family.baseline,
+    }
+
+
+def _fastest_usable(headline: list[dict]) -> dict | None:
+    """The primary cohort's fastest usable result at the headline workload, and the others'."""
+    picks = []
+    for c in headline:
+        row = next((r for r in c["rows"] if r["usable"]), None)
+        if row:
+            picks.append(dict(row, cohort_hardware=c["hardware_name"], cohort_protocol=c["protocol"]))
+    if not picks:
+        return None
+    return {"primary": picks[0], "others": picks[1:]}
+
+
+def _by_language(headline: list[dict]) -> list[dict]:
+    if not headline:
+        return []
+    best: dict[str, dict] = {}
+    for row in headline[0]["rows"]:
+        best.setdefault(row["language"], row)
+    return sorted(best.values(), key=lambda r: r["rank"])
+
+
+def _matrix(catalog, family, per_workload, workloads, copy_bw) -> dict:
+    hardware_ids = sorted({k.hardware for items in per_workload.values() for k, _ in items}) or []
+    rows = []
+    for w in family.workloads:
+        cells = []
+        for hw in hardware_ids:
+            items = [(k, g) for k, g in per_workload.get(w.id, []) if k.hardware == hw and ranked(g)]
+            if not items:
+                cells.append({"hardware": hw, "missing": True})
+                continue
+            c = cohort_view(*items[0], family, copy_bw)
+            best = c["rows"][0]
+            cells.append({"hardware": hw, "missing": False, "time_us": best["time_us"], "name": best["name"],
+                          "implementation": best["implementation"], "runs": c["results"],
+                          "trust_label": best["trust_label"], "run_url": best["run_url"],
+                          "protocol": c["protocol"]})
+        rows.append({"workload": workloads[w.id], "cells": cells})
+    missing = [(r["workload"]["label"], catalog.hardware[c["hardware"]].name)
+               for r in rows for c in r["cells"] if c["missing"]]
+    return {"hardware": [{"id": h, "name": catalog.hardware[h].name} for h in hardware_ids],
+            "rows": rows, "missing": len(missing)}
+
+
+def _implementations(catalog, family, mine, headline) -> list[dict]:
+    ids = sorted({e.implementation.id for e in mine} | {family.baseline})
+    first_rows = {r["implementation"]: r for r in headline[0]["rows"]} if headline else {}
+    out = []
+    for iid in ids:
+        impl = catalog.implementations[iid]
+        own = [e for e in mine if e.implementation.id == iid]
+        trusts = sorted({e.run.trust for e in own if e.eligible}, key=lambda t: t != "measured")
+        row = first_rows.get(iid)
+        out.append({
+            "id": iid, "name": impl.name, "project": impl.project, "language": impl.language,
+            "license": impl.license, "install": impl.install, "source_url": impl.source_url,
+            "url": f"implementations/{iid}.html", "baseline": iid == family.baseline,
+            "usable": usable(impl), "numerics": impl.numerics, "version": impl.version,
+            "best_us": row["time_us"] if row else None, "ratio_to_first": row["ratio_to_first"] if row else None,
+            "run_url": row["run_url"] if row else None,
+            "evidence": [TRUST_LABEL[t] for t in trusts] or ["No ranked result"],
+            "results": len(own), "failed": sum(e.result.status not in ("ok", "not-installed") for e in own),
+        })
+    out.sort(key=lambda r: (r["best_us"] is None, r["best_us"] or 0, r["id"]))
+    return out
+
+
+def _semantics(family: Family) -> dict:
+    s = family.semantics
+    tensor = lambda name, t, role: {"name": name, "role": role, "dtype": t.dtype, "shape": list(t.shape)}
+    return {
+        "tensors": [tensor(n, t, "input") for n, t in s.inputs.items()]
+        + [tensor(n, t, "output") for n, t in s.outputs.items()],
+        "axes": [{"name": n, "kind": a.kind, "value": a.value} for n, a in s.axes.items()],
+        "determinism": s.determinism, "constraints": list(s.constraints), "definition": s.definition,
+        "parameters": dict(s.parameters), "identity": semantics_identity(family),
+        "arithmetic": family.arithmetic.model_dump() if family.arithmetic else None,
+    }
+
+
+def _sources(mine: list[Entry]) -> list[dict]:
+    seen = {}
+    for e in mine:
+        lr = e.lr
+        if lr.path in seen:
+            continue
+        run = lr.run
+        seen[lr.path] = {
+            "trust": run.trust, "trust_label": TRUST_LABEL[run.trust], "url": run_url(lr),
+            "name": run.source.name if run.source else f"Kernel Records runner on {e.hardware.name}",
+            "source_url": run.source.url if run.source else None,
+            "license": run.source.license if run.source else "CC-BY-4.0",
+            "observed": run.observed_at.date().isoformat(), "hardware_name": e.hardware.name,
+            "protocol": run.protocol.id, "results": len(run.results), "run_id": lr.id,
+        }
+    return sorted(seen.values(), key=lambda s: (s["observed"], s["url"]), reverse=True)
+
+
+def run_page(catalog: Catalog, lr, entries: list[Entry]) -> dict:
+    run = lr.run
+    family = catalog.families[run.family]
+    mine = [e for e in entries if e.lr is lr]
+    rows = []
+    for e in mine:
+        view = entry_view(e)
+        r = e.result
+        view.update({
+            "anchor": e.anchor, "workload_label": workload_label(family, e.workload),
+            "kernel_sha": r.kernel_sha, "correctness": r.correctness.model_dump() if r.correctness else None,
+            "device": r.device_us.model_dump() if r.device_us else None,
+            "e2e": r.e2e_us.model_dump() if r.e2e_us else None,
+            "floor_us": e.floor.us, "measured_floor_us": e.measured_floor.us if e.measured_floor else None,
+            "history_url": history_url(family.id, e.workload.id, e.hardware.id),
+        })
+        rows.append(view)
+    return {
+        "id": lr.id, "path": lr.path, "family": family.id, "family_title": family.title,
+        "hardware": run.hardware, "hardware_name": catalog.hardware[run.hardware].name,
+        "trust": run.trust, "trust_label": TRUST_LABEL[run.trust], "trust_note": TRUST_NOTE[run.trust],
+        "observed": run.observed_at.isoformat().replace("+00:00", "Z"),
+        "protocol": run.protocol.model_dump(mode="json"),
+        "source": run.source.model_dump(mode="json") if run.source else None,
+        "environment": run.environment.model_dump(mode="json") if run.environment else None,
+        "seed": run.seed, "notes": run.notes, "results": rows,
+        "record": run.model_dump(mode="json"),
+        "json_url": f"runs/{family.id}/{run.hardware}/{lr.id}.json",
+        "yaml_url": f"runs/{family.id}/{run.hardware}/{lr.id}.yaml",
+    }
+
+
+def history_pages(catalog: Catalog, entries: list[Entry]) -> list[dict]:
+    """One page per (family, workload, hardware): every result over time, records marked."""
+    groups: dict[tuple, list[Entry]] = defaultdict(list)
+    for e in entries:
+        groups[(e.family.id, e.workload.id, e.hardware.id)].append(e)
+    pages = []
+    for (fid, wid, hid), group in sorted(groups.items()):
+        family = catalog.families[fid]
+        group.sort(key=lambda e: (e.observed, e.lr.path, e.index))
+        best: dict[str, float] = {}
+        rows = []
+        for e in group:
+            view = entry_view(e)
+            proto = e.run.protocol.id
+            ok = e.result.status == "ok" and not [r for r in e.reasons if "superseded" in r] and not e.reasons
+            is_record = bool(ok and e.time_us and (proto not in best or e.time_us < best[proto]))
+            if is_record:
+                best[proto] = e.time_us
+            rows.append(dict(view, record_set=is_record))
+        pages.append({
+            "family": fid, "family_title": family.title, "workload": wid,
+            "workload_label": workload_label(family, next(w for w in family.workloads if w.id == wid)),
+            "hardware": hid, "hardware_name": catalog.hardware[hid].name,
+            "url": history_url(fid, wid, hid), "rows": rows,
+            "chart": charts.history_chart(rows),
+        })
+    return pages
+
+
+def challenges(catalog: Catalog, entries: list[Entry]) -> list[dict]:
+    """What is missing, per family, with the command that would fill it."""
+    out = []
+    for fid, family in sorted(catalog.families.items()):
+        mine = [e for e in entries if e.family.id == fid]
+        have = {(e.workload.id, e.hardware.id) for e in mine if e.eligible}
+        missing = [{"workload": workload_label(family, w), "workload_id": w.id, "hardware": h.name,
+                    "command": f"kernel-records run --family {fid} --workload {w.id}"}
+                   for w in family.workloads for hid, h in sorted(catalog.hardware.items())
+                   if (w.id, hid) not in have]
+        measured = {e.implementation.id for e in mine if e.run.trust == "measured"}
+        never = [{"id": i, "name": catalog.implementations[i].name,
+                  "command": f"kernel-records run --family {fid} --implementation {i}"}
+                 for i in sorted({e.implementation.id for e in mine} | {family.baseline}) if i not in measured]
+        failed = [dict(entry_view(e), workload_label=workload_label(family, e.workload),
+                       command=f"kernel-records run --family {fid} --implementation {e.implementation.id} "
+                               f"--workload {e.workload.id}")
+                  for e in mine if e.superseded_by is None and e.result.status not in ("ok",)]
+        out.append({"id": fid, "title": family.title, "missing": missing, "never_measured": never,
+                    "failed": failed})
+    return out
+
+
+def index_page(catalog: Catalog, entries: list[Entry]) -> list[dict]:
+    rows = []
+    for fid, family in sorted(catalog.families.items()):
+        mine = [e for e in entries if e.family.id == fid]
+        rows.append({"id": fid, "title": family.title, "tag": family.tag, "summary": family.summary,
+                     "url": f"families/{fid}.html", "workloads": len(family.workloads),
+                     "eligible_runs": sum(e.eligible for e in mine),
+                     "hardware": sorted({e.hardware.name for e in mine}),
+                     "implementations": len({e.implementation.id for e in mine})})
+    return rows
+
+
+def implementation_page(catalog: Catalog, impl, entries: list[Entry]) -> dict:
+    mine = [e for e in entries if e.implementation.id == impl.id]
+    groups = cohorts(entries)
+    rows = []
+    for e in sorted(mine, key=lambda e: (e.family.id, e.workload.id, e.hardware.id, e.run.protocol.id)):
+        if e.superseded_by is not None:
+            continue
+        group = ranked(groups[e.cohort])
+        rank = next((i + 1 for i, x in enumerate(group) if x is e), None)
+        rows.append(dict(entry_view(e, group[0] if group else None), rank=rank, of=len(group),
+                         family_title=e.family.title, workload_label=workload_label(e.family, e.workload)))
+    return {"record": impl.model_dump(mode="json"), "id": impl.id, "name": impl.name, "rows": rows,
+            "usable": usable(impl)}
+
+
+def hardware_page(catalog: Catalog, hw, entries: list[Entry]) -> dict:
+    mine = [e for e in entries if e.hardware.id == hw.id]
+    runs = {}
+    for e in mine:
+        runs.setdefault(e.lr.path, {"url": run_url(e.lr), "family": e.family.title, "trust_label": TRUST_LABEL[e.run.trust],
+                                    "observed": e.observed.date().isoformat(), "results": len(e.run.results),
+                                    "copy_bandwidth_gbps": e.run.environment.copy_bandwidth_gbps if e.run.environment else None})
+    return {"record": hw.model_dump(mode="json"), "id": hw.id, "name": hw.name,
+            "copy_bandwidth_gbps": copy_bandwidths(catalog).get(hw.id),
+            "runs": sorted(runs.values(), key=lambda r: r["observed"], reverse=True)}

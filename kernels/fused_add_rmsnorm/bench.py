@@ -1,0 +1,379 @@
+"""Side-by-side benchmark of Kernel Records' Triton fused add + RMSNorm and its peers.
+
+    python kernels/fused_add_rmsnorm/bench.py [--workloads 2048x4096:bf16,...] [--impls kr,liger,...]
+                                              [--out results.json] [--sweep] [--no-compile]
+
+Device time: median (p20, p80) over replays of a CUDA graph that holds K calls, each on its
+own input set; the input sets rotate through more than 3x the 60 MB L2, so every call reads
+its inputs from DRAM (cold L2); outputs are kept alive during capture so each call writes
+fresh memory. e2e: per-call wall time of a plain Python loop (host included).
+Floor: 4 x rows x hidden x elsize + hidden x w_elsize bytes over the device-to-device copy
+bandwidth (bytes read + written) of a >= 1 GiB tensor .copy_ timed with events OUTSIDE a
+graph, in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+
+from kernels.fused_add_rmsnorm import kr_triton as kr  # noqa: E402
+
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+L2_BYTES = 60 * 2**20
+EPS = 1e-6
+
+DEFAULT_WORKLOADS = (
+    [f"2048x{n}:{d}" for d in ("fp32", "bf16") for n in (1024, 2048, 4096, 8192, 16384, 32768)]
+    + ["2048x5120:bf16", "2048x7168:bf16", "2048x65536:bf16", "2048x131072:bf16",
+       "32768x4096:bf16", "32768x8192:fp32"]
+    + [f"{r}x{n}:bf16" for n in (4096, 8192) for r in (1, 16, 128)]
+)
+PEERS = ("eager", "compile", "frms", "liger", "quack")
+
+
+def parse_workload(s):
+    shape, dt = s.split(":")
+    rows, n = (int(v) for v in shape.lower().split("x"))
+    return rows, n, DTYPES[dt]
+
+
+def hf_eager(x, r, w, eps=EPS):
+    """Hugging Face LlamaRMSNorm after the residual add (the eager baseline)."""
+    h = x + r
+    hs = h.to(torch.float32)
+    var = hs.pow(2).mean(-1, keepdim=True)
+    hs = hs * torch.rsqrt(var + eps)
+    return w * hs.to(x.dtype), h
+
+
+def add_frms(x, r, w, eps=EPS):
+    h = x + r
+    return F.rms_norm(h, (h.shape[-1],), w, eps), h
+
+
+def make_impls(names, log):
+    impls = {}
+    for name in names:
+        try:
+            if name == "kr":
+                impls[name] = lambda x, r, w: kr.fused_add_rmsnorm(x, r, w, EPS)
+            elif name == "eager":
+                impls[name] = hf_eager
+            elif name == "frms":
+                impls[name] = add_frms
+            elif name == "compile":
+                import torch._dynamo
+                cfg = torch._dynamo.config
+                cfg.cache_size_limit = 4096
+                if hasattr(cfg, "recompile_limit"):
+                    cfg.recompile_limit = 4096
+                if hasattr(cfg, "accumulated_cache_size_limit"):
+                    cfg.accumulated_cache_size_limit = 8192
+                if hasattr(cfg, "accumulated_recompile_limit"):
+                    cfg.accumulated_recompile_limit = 8192
+                impls[name] = torch.compile(hf_eager, dynamic=False)
+            elif name == "liger":
+                from liger_kernel.ops.fused_add_rms_norm import LigerFusedAddRMSNormFunction as LF
+
+                def liger(x, r, w, _f=LF.apply):
+                    return _f(x, r, w, EPS, 0.0, "llama", False)
+                impls[name] = liger
+            elif name == "quack":
+                from quack.rmsnorm import rmsnorm_fwd
+
+                def quack(x, r, w, _f=rmsnorm_fwd):
+                    out = _f(x, w, residual=r, eps=EPS)
+                    return out
+                impls[name] = quack
+        except Exception as e:  # noqa: BLE001
+            log(f"# {name}: not available ({type(e).__name__}: {e})")
+    return impls
+
+
+def outputs_of(name, out):
+    """(y, residual_out) from whatever an implementation returns."""
+    if name == "quack":
+        if isinstance(out, (tuple, list)):
+            return out[0], out[1]
+        return out, None
+    return out[0], out[1]
+
+
+# ------------------------------------------------------------------------------ timing
+
+def copy_bandwidth(nbytes=2 * 2**30, reps=10):
+    src = torch.empty(nbytes // 4, dtype=torch.float32, device="cuda").uniform_()
+    dst = torch.empty_like(src)
+    for _ in range(3):
+        dst.copy_(src)
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        dst.copy_(src)
+        b.record()
+        b.synchronize()
+        ts.append(a.elapsed_time(b) * 1e-3)
+    del src, dst
+    torch.cuda.empty_cache()
+    t = statistics.median(ts)
+    return 2 * nbytes / t / 1e9, t
+
+
+def pct(vals, q):
+    s = sorted(vals)
+    k = (len(s) - 1) * q
+    lo, hi = math.floor(k), math.ceil(k)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def device_time(fn, sets, w, k_calls, replays):
+    """Median/p20/p80 µs per call over CUDA-graph replays of k_calls rotating calls."""
+    for i in range(min(len(sets), 3)):
+        fn(sets[i][0], sets[i][1], w)
+    torch.cuda.synchronize()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for i in range(min(len(sets), 3)):
+            fn(sets[i][0], sets[i][1], w)
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    keep = []
+    with torch.cuda.graph(g):
+        for i in range(k_calls):
+            x, r = sets[i % len(sets)]
+            keep.append(fn(x, r, w))
+    g.replay()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(replays):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        g.replay()
+        b.record()
+        b.synchronize()
+        ts.append(a.elapsed_time(b) * 1e3 / k_calls)
+    del g, keep
+    return statistics.median(ts), pct(ts, 0.2), pct(ts, 0.8)
+
+
+def e2e_time(fn, sets, w, calls):
+    for i in range(3):
+        fn(sets[i % len(sets)][0], sets[i % len(sets)][1], w)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for i in range(calls):
+        x, r = sets[i % len(sets)]
+        fn(x, r, w)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / calls * 1e6
+
+
+# ------------------------------------------------------------------------------ checks
+
+def ref64(x, r, w, eps=EPS):
+    h = x + r  # rounded in the input dtype, as the convention says
+    hd = h.double()
+    rstd = torch.rsqrt(hd.pow(2).mean(-1, keepdim=True) + eps)
+    return w.double() * (hd * rstd), h
+
+
+def rel_err(a, b):
+    a = a.double()
+    b = b.double()
+    if not torch.isfinite(a).all():
+        return float("inf")
+    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
+
+
+# ------------------------------------------------------------------------------ main
+
+def _precompile_worker(jobs):
+    import torch as _t
+    from kernels.fused_add_rmsnorm import kr_triton as _kr
+    n_ok = 0
+    for n, dt_name, cfg in jobs:
+        dt = DTYPES[dt_name]
+        x = _t.randn(2, n, device="cuda", dtype=dt)
+        try:
+            _kr._run_cfg(cfg, x, x.clone(), _t.ones(n, device="cuda", dtype=dt))
+            n_ok += 1
+        except Exception:  # noqa: BLE001
+            pass
+    _t.cuda.synchronize()
+    return n_ok
+
+
+def precompile(jobs, procs):
+    """Compile Triton variants in parallel processes into the on-disk cache."""
+    import multiprocessing as mp
+    if procs <= 1 or len(jobs) < 4:
+        return
+    ctx = mp.get_context("spawn")
+    chunks = [jobs[i::procs] for i in range(procs)]
+    with ctx.Pool(procs) as pool:
+        pool.map(_precompile_worker, [c for c in chunks if c])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS),
+                    help="comma-separated ROWSxHIDDEN:DTYPE (fp32|bf16|fp16)")
+    ap.add_argument("--impls", default="kr," + ",".join(PEERS))
+    ap.add_argument("--no-compile", action="store_true", help="skip torch.compile (saves minutes)")
+    ap.add_argument("--sweep", action="store_true", help="also time every candidate config of kr")
+    ap.add_argument("--replays", type=int, default=15)
+    ap.add_argument("--e2e-calls", type=int, default=300)
+    ap.add_argument("--cold-bytes", type=int, default=200 * 2**20, help="input bytes rotated per graph (> 3x L2)")
+    ap.add_argument("--max-calls", type=int, default=12000)
+    ap.add_argument("--procs", type=int, default=12, help="parallel compile processes for --sweep")
+    ap.add_argument("--out", default=None, help="write JSON here (and a .md table beside it)")
+    args = ap.parse_args(argv)
+
+    lines = []
+
+    def log(s=""):
+        print(s, flush=True)
+        lines.append(s)
+
+    names = [s for s in args.impls.split(",") if s]
+    if args.no_compile and "compile" in names:
+        names.remove("compile")
+    workloads = [parse_workload(s) for s in args.workloads.split(",") if s]
+    torch.manual_seed(0)
+    dev = torch.cuda.get_device_properties(0)
+    import triton
+    env = {"gpu": dev.name, "sms": dev.multi_processor_count, "torch": torch.__version__,
+           "triton": triton.__version__, "cuda": torch.version.cuda}
+    for mod in ("liger_kernel", "quack"):
+        try:
+            import importlib.metadata as md
+            env[mod] = md.version(mod.replace("_", "-") if mod != "quack" else "quack-kernels")
+        except Exception:  # noqa: BLE001
+            pass
+    log(f"# env: {json.dumps(env)}")
+    bw, tcopy = copy_bandwidth()
+    log(f"# copy bandwidth (2 GiB .copy_, events, outside a graph): {bw:.0f} GB/s")
+
+    if args.sweep:
+        jobs = []
+        for rows, n, dt in workloads:
+            dname = [k for k, v in DTYPES.items() if v == dt][0]
+            for cfg in kr.candidate_configs(n, torch.tensor([], dtype=dt).element_size()):
+                jobs.append((n, dname, cfg))
+        t0 = time.time()
+        precompile(jobs, args.procs)
+        log(f"# precompiled {len(jobs)} variants in {time.time() - t0:.0f} s")
+
+    impls = make_impls(names, log)
+    results = []
+    for rows, n, dt in workloads:
+        el = torch.tensor([], dtype=dt).element_size()
+        nbytes = 4 * rows * n * el + n * el
+        floor_us = nbytes / (bw * 1e9) * 1e6
+        in_bytes = 2 * rows * n * el
+        n_sets = max(2, min(args.max_calls, math.ceil(args.cold_bytes / in_bytes)))
+        k_calls = max(n_sets, min(8, args.max_calls))
+        sets = [(torch.randn(rows, n, device="cuda", dtype=dt), torch.randn(rows, n, device="cuda", dtype=dt))
+                for _ in range(n_sets)]
+        w = (1.0 + 0.1 * torch.randn(n, device="cuda", dtype=torch.float32)).to(dt)
+        x0, r0 = sets[0]
+        x0c, r0c = x0.clone(), r0.clone()
+        yref, href = ref64(x0, r0, w)
+        wl = f"{rows}x{n}:{[k for k, v in DTYPES.items() if v == dt][0]}"
+        rec = {"workload": wl, "rows": rows, "hidden": n, "dtype": str(dt).replace("torch.", ""),
+               "bytes": nbytes, "floor_us": floor_us, "impls": {}}
+        todo = list(impls.items())
+        if args.sweep:
+            for i, cfg in enumerate(kr.candidate_configs(n, el)):
+                todo.append((f"kr_cfg{i}", (lambda c: (lambda x, r, ww: kr._run_cfg(c, x, r, ww, EPS)))(cfg)))
+                rec.setdefault("cfgs", {})[f"kr_cfg{i}"] = cfg
+        for name, fn in todo:
+            try:
+                out = fn(x0, r0, w)
+                y, h = outputs_of(name, out)
+                torch.cuda.synchronize()
+                err = rel_err(y, yref)
+                herr = rel_err(h, href) if h is not None else None
+                unmod = torch.equal(x0, x0c) and torch.equal(r0, r0c)
+                med, p20, p80 = device_time(fn, sets, w, k_calls, args.replays)
+                e2e = e2e_time(fn, sets, w, args.e2e_calls) if not name.startswith("kr_cfg") else None
+                rec["impls"][name] = {"us": med, "p20": p20, "p80": p80, "e2e_us": e2e, "rel_err_y": err,
+                                      "rel_err_h": herr, "inputs_unmodified": unmod,
+                                      "gbps": nbytes / (med * 1e-6) / 1e9}
+            except Exception as e:  # noqa: BLE001
+                rec["impls"][name] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
+            torch.cuda.synchronize()
+        del sets
+        torch.cuda.empty_cache()
+        peers = {k: v for k, v in rec["impls"].items() if k in PEERS and "us" in v and v["rel_err_y"] < 2e-2}
+        best_peer = min(peers.items(), key=lambda kv: kv[1]["us"]) if peers else None
+        rec["best_peer"] = best_peer[0] if best_peer else None
+        if args.sweep:
+            cands = {k: v for k, v in rec["impls"].items() if k.startswith("kr_cfg") and "us" in v}
+            if cands:
+                bk = min(cands, key=lambda k: cands[k]["us"])
+                rec["best_cfg"] = rec["cfgs"][bk]
+                rec["best_cfg_us"] = cands[bk]["us"]
+        results.append(rec)
+        kr_us = rec["impls"].get("kr", {}).get("us")
+        msg = f"{wl:>20} floor {floor_us:8.2f}"
+        for k, v in rec["impls"].items():
+            if k.startswith("kr_cfg"):
+                continue
+            msg += f" | {k} " + (f"{v['us']:.2f}" if "us" in v else "ERR")
+        if args.sweep and "best_cfg" in rec:
+            msg += f" | sweep best {rec['best_cfg_us']:.2f} {rec['best_cfg']}"
+        log(msg)
+
+    # ------------------------------------------------------------------ summary table
+    log("")
+    hdr = "| workload | MB | floor µs | kr µs (p20–p80) | kr e2e µs | kr/floor | best peer | peer µs | peer e2e µs | kr/peer | GB/s |"
+    md = [f"copy bandwidth: {bw:.0f} GB/s; env: {json.dumps(env)}", "", hdr, "|" + "---|" * 11]
+    speedups = []
+    for rec in results:
+        k = rec["impls"].get("kr", {})
+        bp = rec["best_peer"]
+        pv = rec["impls"].get(bp, {}) if bp else {}
+        if "us" not in k:
+            md.append(f"| {rec['workload']} | | | {k.get('error', 'n/a')} |")
+            continue
+        ratio_peer = k["us"] / pv["us"] if pv else float("nan")
+        md.append(
+            f"| {rec['workload']} | {rec['bytes'] / 1e6:.1f} | {rec['floor_us']:.2f} | {k['us']:.2f} "
+            f"({k['p20']:.2f}–{k['p80']:.2f}) | {k['e2e_us']:.1f} | {k['us'] / rec['floor_us']:.3f} | {bp} | "
+            + (f"{pv['us']:.2f} | {pv['e2e_us']:.1f} | {ratio_peer:.3f}" if pv else "– | – | –")
+            + f" | {k['gbps']:.0f} |")
+        base = [rec["impls"][p]["us"] for p in ("liger", "compile", "frms") if "us" in rec["impls"].get(p, {})]
+        if base:
+            speedups.append(min(base) / k["us"])
+    for line in md:
+        log(line)
+    if speedups:
+        gm = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
+        log(f"\ngeomean speed-up of kr over best of liger/compile/frms: {gm:.3f} ({len(speedups)} workloads)")
+    if args.out:
+        out = {"env": env, "copy_gbps": bw, "results": results}
+        with open(args.out, "w") as f:
+            json.dump(out, f, indent=1, default=str)
+        with open(os.path.splitext(args.out)[0] + ".md", "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+"""GPU tests of kernels/fused_add_rmsnorm/kr_triton.py (skipped without CUDA).
+
+    python -m pytest -q tests/gpu/test_kr_triton_gpu.py
+"""
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+if not torch.cuda.is_available():
+    # skip before importing triton, so the CPU tests can still import it interpreted
+    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+
+triton = pytest.importorskip("triton")
+# If the CPU tests imported Triton in interpreter mode first, compiled kernels are not
+# possible in this process: run this file again in a fresh one without TRITON_INTERPRET.
+_IN_SUBPROCESS = type(triton.language.standard.sum).__name__ == "InterpretedFunction"
+
+
+def test_gpu_suite_in_fresh_process():
+    if not _IN_SUBPROCESS:
+        pytest.skip("Triton is compiled in this process: the tests below run here")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=1800)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+
+
+if _IN_SUBPROCESS:
+    pytestmark = pytest.mark.skipif(True, reason="run by test_gpu_suite_in_fresh_process")
+
+
+def _load():
+    name = "kr_triton_gpu_build"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "kernels" / "fused_add_rmsnorm" / "kr_triton.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+kr = _load() if not _IN_SUBPROCESS else None
+
+TOL = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
+SHAPES = [(2048, 4096), (37, 5120), (3, 7168), (5, 111), (2, 4097), (1, 8192), (3, 1024), (16, 32768),
+          (4, 65536), (2, 131072), (9, 16384)]
+
+
+def ref64(x, r, w, eps=1e-6):
+    h = x + r
+    hd = h.double()
+    return w.double() * hd * torch.rsqrt(hd.pow(2).mean(-1, keepdim=True) + eps), h
+
+
+def hf_eager(x, r, w, eps=1e-6):
+    h = x + r
+    hs = h.to(torch.float32)
+    hs = hs * torch.rsqrt(hs.pow(2).mean(-1, keepdim=True) + eps)
+    return w * hs.to(x.dtype), h
+
+
+def relerr(a, b):
+    return ((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30)).item()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("rows,n", SHAPES)
+def test_vs_float64(dtype, rows, n):
+    g = torch.Generator(device="cuda").manual_seed(rows * 7 + n)
+    x = torch.randn(rows, n, device="cuda", dtype=dtype, generator=g)
+    r = torch.randn(rows, n, device="cuda", dtype=dtype, generator=g)
+    w = (1 + 0.1 * torch.randn(n, device="cuda", generator=g)).to(dtype)
+    xc, rc = x.clone(), r.clone()
+    for _ in range(2):  # first call: normal launch; second: cached fast launch
+        y, h = kr.fused_add_rmsnorm(x, r, w)
+        torch.cuda.synchronize()
+        assert torch.equal(x, xc) and torch.equal(r, rc)
+        yr, hr = ref64(x, r, w)
+        assert torch.equal(h, hr)
+        assert y.dtype == dtype and torch.isfinite(y).all()
+        assert relerr(y, yr) < TOL[dtype]
+        ye, he = hf_eager(x, r, w)
+        torch.testing.assert_close(y, ye)  # default per-dtype tolerances vs the HF eager baseline
+
+
+@pytest.mark.parametrize("n", [4096, 5120, 65536])
+def test_every_candidate_config(n):
+    x = torch.randn(33, n, device="cuda", dtype=torch.bfloat16)
+    r = torch.randn(33, n, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    yr, hr = ref64(x, r, w)
+    for cfg in kr.candidate_configs(n, 2):
+        y = torch.full((33, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        y, h = kr._run_cfg(cfg, x, r, w)
+        assert torch.equal(h, hr), cfg
+        assert relerr(y, yr) < TOL[torch.bfloat16], cfg
+
+
+def test_fp16_overflow_matches_eager():
+    x = torch.randn(4, 4096, device="cuda", dtype=torch.float16)
+    r = torch.randn(4, 4096, device="cuda", dtype=torch.float16)
+    x[1, 10] = 60000.0
+    r[1, 10] = 60000.0  # h = inf in fp16
+    x[2, :] = 300.0
+    r[2, :] = 300.0     # finite h, sum of squares fine in fp32
+    w = torch.randn(4096, device="cuda", dtype=torch.float16)
+    y, h = kr.fused_add_rmsnorm(x, r, w)
+    ye, he = hf_eager(x, r, w)
+    assert torch.equal(h, he)
+    assert torch.equal(torch.isnan(y), torch.isnan(ye))
+    assert torch.equal(torch.isinf(y), torch.isinf(ye))
+    fin = torch.isfinite(ye)
+    torch.testing.assert_close(y[fin], ye[fin])
+
+
+@pytest.mark.parametrize("wdtype,xdtype", [(torch.float32, torch.bfloat16), (torch.float32, torch.float16),
+                                           (torch.bfloat16, torch.float32)])
+def test_mixed_weight_dtype_promotes_like_hf(wdtype, xdtype):
+    x = torch.randn(64, 5120, device="cuda", dtype=xdtype)
+    r = torch.randn(64, 5120, device="cuda", dtype=xdtype)
+    w = (1 + 0.1 * torch.randn(5120, device="cuda")).to(wdtype)
+    y, h = kr.fused_add_rmsnorm(x, r, w)
+    ye, he = hf_eager(x, r, w)
+    assert y.dtype == ye.dtype == torch.promote_types(wdtype, xdtype)
+    assert h.dtype == xdtype and torch.equal(h, he)
+    torch.testing.assert_close(y, ye, rtol=1e-5, atol=1e-5)
+
+
+def test_zero_rows_and_zero_row():
+    y, h = kr.fused_add_rmsnorm(*(torch.empty(0, 4096, device="cuda"),) * 2, torch.ones(4096, device="cuda"))
+    assert y.shape == (0, 4096)
+    x = torch.zeros(3, 4096, device="cuda", dtype=torch.bfloat16)
+    y, h = kr.fused_add_rmsnorm(x, x.clone(), torch.ones(4096, device="cuda", dtype=torch.bfloat16))
+    assert torch.equal(y, torch.zeros_like(y))
+
+
+@pytest.mark.parametrize("case", ["rowstride", "misaligned", "misaligned_rowstride", "3d", "noncollapsible"])
+def test_strided_and_misaligned_views(case):
+    n = 4096
+    if case == "rowstride":
+        bx, br = torch.randn(40, n + 64, device="cuda"), torch.randn(40, n + 32, device="cuda")
+        x, r = bx[:, 64:], br[:, :n]
+    elif case == "misaligned":
+        fx, fr = torch.randn(40 * n + 3, device="cuda"), torch.randn(40 * n + 5, device="cuda")
+        x, r = fx[1:1 + 40 * n].view(40, n), fr[3:3 + 40 * n].view(40, n)
+    elif case == "misaligned_rowstride":
+        bx, br = torch.randn(40, n + 3, device="cuda"), torch.randn(40, n + 1, device="cuda")
+        x, r = bx[:, 1:n + 1], br[:, 1:]
+    elif case == "3d":
+        x, r = torch.randn(4, 10, n, device="cuda"), torch.randn(4, 10, n, device="cuda")
+    else:
+        x = torch.randn(10, 4, n, device="cuda").transpose(0, 1)
+        r = torch.randn(4, 10, n, device="cuda")
+    w = torch.randn(n, device="cuda")
+    for _ in range(2):
+        y, h = kr.fused_add_rmsnorm(x, r, w)
+        yr, hr = ref64(x, r, w)
+        assert torch.equal(h, hr)
+        assert relerr(y, yr) < 1e-5
+
+
+def test_cuda_graph_capture_and_fast_path_consistency():
+    x = torch.randn(16, 8192, device="cuda", dtype=torch.bfloat16)
+    r = torch.randn(16, 8192, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(8192, device="cuda", dtype=torch.bfloat16)
+    y0, h0 = kr.fused_add_rmsnorm(x, r, w)
+    y1, h1 = kr.fused_add_rmsnorm(x, r, w)
+    assert torch.equal(y0, y1) and torch.equal(h0, h1)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        y2, h2 = kr.fused_add_rmsnorm(x, r, w)
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(y0, y2) and torch.equal(h0, h2)
+
+
+def test_refusals_gpu():
+    x = torch.randn(4, 64, device="cuda")
+    with pytest.raises(ValueError):
+        kr.fused_add_rmsnorm(x, x.cpu(), torch.ones(64, device="cuda"))
+    with pytest.raises(ValueError):
+        kr.fused_add_rmsnorm(x, x.half(), torch.ones(64, device="cuda"))
+    with pytest.raises(ValueError):
+        kr.fused_add_rmsnorm(x, x, torch.ones(64))
+
+
+@pytest.mark.parametrize("rows,n", [(32769, 65536), (524289, 4096)])
+def test_more_than_2_31_elements(rows, n):
+    if torch.cuda.get_device_properties(0).total_memory < 40 * 2**30:
+        pytest.skip("needs ~20 GB of GPU memory")
+    assert rows * n > 2**31
+    x = torch.randn(rows, n, device="cuda", dtype=torch.bfloat16)
+    r = torch.randn(rows, n, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    y, h = kr.fused_add_rmsnorm(x, r, w)
+    for sl in (slice(0, 2), slice(rows // 2, rows // 2 + 2), slice(rows - 2, rows)):
+        yr, hr = ref64(x[sl], r[sl], w)
+        assert torch.equal(h[sl], hr)
+        assert relerr(y[sl], yr) < TOL[torch.bfloat16]
+    del x, r, y, h
+    torch.cuda.empty_cache()

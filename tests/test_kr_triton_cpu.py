@@ -1,0 +1,173 @@
+"""CPU tests of kernels/fused_add_rmsnorm/kr_triton.py under the Triton interpreter (float32).
+
+TRITON_INTERPRET=1 is set here, before triton is imported, and a private copy of the module
+is loaded by path, so its kernels are interpreted even if another test module imported the
+GPU build first.
+"""
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+# Triton decides interpreted vs compiled when its modules are imported, so this must come
+# before the first `import triton` of the process.
+_TRITON_PREIMPORTED = "triton" in sys.modules
+os.environ["TRITON_INTERPRET"] = "1"
+
+import pytest  # noqa: E402
+
+torch = pytest.importorskip("torch")
+triton = pytest.importorskip("triton")
+pytest.importorskip("numpy")  # the Triton interpreter needs it
+
+ROOT = Path(__file__).resolve().parents[1]
+# If another module (e.g. the GPU tests) imported Triton compiled first, interpreting is no
+# longer possible in this process: run this file again in a fresh one instead.
+_IN_SUBPROCESS = type(triton.language.standard.sum).__name__ != "InterpretedFunction"
+
+
+def test_cpu_suite_in_fresh_process():
+    if not _IN_SUBPROCESS:
+        pytest.skip("Triton is interpreted in this process: the tests below run here")
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+
+
+if _IN_SUBPROCESS:
+    pytestmark = pytest.mark.skipif(True, reason="run by test_cpu_suite_in_fresh_process")
+
+
+def _load():
+    name = "kr_triton_interpreted"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "kernels" / "fused_add_rmsnorm" / "kr_triton.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+kr = _load() if not _IN_SUBPROCESS else None
+
+
+def ref64(x, r, w, eps=1e-6):
+    h = x + r
+    hd = h.double()
+    return w.double() * hd * torch.rsqrt(hd.pow(2).mean(-1, keepdim=True) + eps), h
+
+
+def check(x, r, w, eps=1e-6, tol=1e-5):
+    xc, rc, wc = x.clone(), r.clone(), w.clone()
+    y, h = kr.fused_add_rmsnorm(x, r, w, eps)
+    assert torch.equal(x, xc) and torch.equal(r, rc) and torch.equal(w, wc), "inputs modified"
+    yr, hr = ref64(x, r, w, eps)
+    assert y.shape == x.shape and h.shape == x.shape
+    assert y.dtype == torch.promote_types(w.dtype, x.dtype) and h.dtype == x.dtype
+    assert torch.equal(h, hr)
+    assert torch.isfinite(y).all()
+    if y.numel():
+        err = ((y.double() - yr).norm() / yr.norm().clamp_min(1e-30)).item()
+        assert err < tol, err
+    return y, h
+
+
+def test_interpreter_is_active():
+    assert kr._INTERPRET
+    assert type(kr._k_rows).__name__ == "InterpretedFunction"
+
+
+@pytest.mark.parametrize("rows,n", [(1, 111), (3, 111), (2, 64), (7, 1024), (5, 4097), (2, 5120), (3, 7168),
+                                    (1, 8192), (2, 33000), (1, 65536)])
+def test_shapes_vs_float64(rows, n):
+    torch.manual_seed(rows * 1000 + n)
+    check(torch.randn(rows, n), torch.randn(rows, n), torch.randn(n))
+
+
+def test_rows_zero():
+    y, h = kr.fused_add_rmsnorm(torch.randn(0, 64), torch.randn(0, 64), torch.randn(64))
+    assert y.shape == (0, 64) and h.shape == (0, 64)
+
+
+def test_leading_dims_and_1d():
+    torch.manual_seed(1)
+    check(torch.randn(2, 3, 96), torch.randn(2, 3, 96), torch.randn(96))
+    check(torch.randn(96), torch.randn(96), torch.randn(96))
+
+
+def test_all_zero_row():
+    x = torch.randn(3, 256)
+    r = torch.randn(3, 256)
+    x[1] = 0
+    r[1] = 0
+    y, h = check(x, r, torch.randn(256))
+    assert torch.equal(y[1], torch.zeros(256))
+
+
+def test_row_independence():
+    torch.manual_seed(2)
+    x, r, w = torch.randn(9, 1024), torch.randn(9, 1024), torch.randn(1024)
+    y, h = kr.fused_add_rmsnorm(x, r, w)
+    for i in (0, 4, 8):
+        yi, hi = kr.fused_add_rmsnorm(x[i:i + 1].clone(), r[i:i + 1].clone(), w)
+        assert torch.equal(yi[0], y[i]) and torch.equal(hi[0], h[i])
+
+
+def test_strided_rows():
+    torch.manual_seed(3)
+    big_x, big_r = torch.randn(5, 300), torch.randn(5, 280)
+    x, r = big_x[:, 7:263], big_r[:, 3:259]
+    check(x, r, torch.randn(256))
+
+
+def test_eps_and_scale():
+    torch.manual_seed(4)
+    check(1e-3 * torch.randn(4, 512), 1e-3 * torch.randn(4, 512), torch.randn(512), eps=1e-2)
+    check(1e3 * torch.randn(4, 512), 1e3 * torch.randn(4, 512), torch.randn(512), eps=1e-5)
+
+
+@pytest.mark.parametrize("n", [1024, 5120, 7168, 32768])
+def test_every_candidate_config(n):
+    torch.manual_seed(n)
+    x, r, w = torch.randn(5, n), torch.randn(5, n), torch.randn(n)
+    yr, hr = ref64(x, r, w)
+    for cfg in kr.candidate_configs(n, 4):
+        y, h = kr._run_cfg(cfg, x, r, w)
+        assert torch.equal(h, hr), cfg
+        err = ((y.double() - yr).norm() / yr.norm()).item()
+        assert err < 1e-5, (cfg, err)
+
+
+def test_segments():
+    assert kr._pow2_segments(5120) == [4096, 1024]
+    assert kr._pow2_segments(7168) == [4096, 2048, 1024]
+    assert kr._pow2_segments(4096) == [4096]
+    assert kr._pow2_segments(4097) is None
+    assert kr._pow2_segments(111) is None
+
+
+@pytest.mark.parametrize("bad", ["shape", "dtype", "wsize", "wdim", "lastdim", "intdtype", "hidden0", "notensor"])
+def test_refusals(bad):
+    x, r, w = torch.randn(4, 64), torch.randn(4, 64), torch.randn(64)
+    if bad == "shape":
+        r = torch.randn(4, 32)
+    elif bad == "dtype":
+        r = r.double()
+    elif bad == "wsize":
+        w = torch.randn(63)
+    elif bad == "wdim":
+        w = torch.randn(1, 64)
+    elif bad == "lastdim":
+        x, r = torch.randn(64, 4).t(), torch.randn(64, 4).t()
+    elif bad == "intdtype":
+        x, r = x.int(), r.int()
+    elif bad == "hidden0":
+        x, r, w = torch.randn(4, 0), torch.randn(4, 0), torch.randn(0)
+    elif bad == "notensor":
+        x = x.tolist()
+    with pytest.raises(ValueError):
+        kr.fused_add_rmsnorm(x, r, w)

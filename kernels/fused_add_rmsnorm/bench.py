@@ -275,7 +275,8 @@ def main(argv=None):
         for rows, n, dt in workloads:
             dname = [k for k, v in DTYPES.items() if v == dt][0]
             for cfg in kr.candidate_configs(n, torch.tensor([], dtype=dt).element_size()):
-                jobs.append((n, dname, cfg))
+                if (n, dname, cfg) not in jobs:
+                    jobs.append((n, dname, cfg))
         t0 = time.time()
         precompile(jobs, args.procs)
         log(f"# precompiled {len(jobs)} variants in {time.time() - t0:.0f} s")
@@ -331,7 +332,6 @@ def main(argv=None):
                 rec["best_cfg"] = rec["cfgs"][bk]
                 rec["best_cfg_us"] = cands[bk]["us"]
         results.append(rec)
-        kr_us = rec["impls"].get("kr", {}).get("us")
         msg = f"{wl:>20} floor {floor_us:8.2f}"
         for k, v in rec["impls"].items():
             if k.startswith("kr_cfg"):

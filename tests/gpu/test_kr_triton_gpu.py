@@ -35,8 +35,10 @@ def test_gpu_suite_in_fresh_process():
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
 
 
-if _IN_SUBPROCESS:
-    pytestmark = pytest.mark.skipif(True, reason="run by test_gpu_suite_in_fresh_process")
+@pytest.fixture(autouse=True)
+def _only_subprocess_runner_here(request):
+    if _IN_SUBPROCESS and request.node.name != "test_gpu_suite_in_fresh_process":
+        pytest.skip("run by test_gpu_suite_in_fresh_process")
 
 
 def _load():

@@ -55,10 +55,13 @@ def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
     problems: list[Problem] = []
     found: dict[str, dict[str, tuple[BaseModel, str, Document]]] = {k: {} for k in KINDS}
     runs: list[LoadedRun] = []
+    raw_runs: list[tuple[Document, str]] = []
+    candidates: dict[str, list] = {k: [] for k in KINDS}
+    broken: set[str] = set()
 
     for path in record_files(root):
         rel = path.relative_to(root).as_posix()
-        shown = f"{root.name}/{rel}"
+        shown = _shown(path, root)
         parts = path.relative_to(root).parts
         if _escapes(path, root):
             problems.append(Problem(shown, 1, "symbolic link pointing outside the records folder",
@@ -90,40 +93,55 @@ def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
             continue
         model = Run if kind == "runs" else KINDS[kind]
         record = _validate(model, doc, shown, problems)
-        if record is None:
-            continue
         if kind == "runs":
-            _check_run_path(record, parts, doc, shown, problems)
-            runs.append(LoadedRun(id=path.stem, path=rel, run=record, doc=doc))
-            continue
-        if record.id != path.stem:
-            problems.append(Problem(shown, doc.line_of(("id",)),
-                                    f"id {record.id!r} does not match the file name {path.name!r}",
-                                    f"rename the file to {record.id}.yaml or change the id"))
-            continue
-        same = [i for i in found[kind] if i.lower() == record.id.lower()]
-        if same:
-            problems.append(Problem(shown, doc.line_of(("id",)),
-                                    f"duplicate id {record.id!r} (also in {found[kind][same[0]][1]})",
-                                    "ids must be unique, ignoring case; rename one"))
-            continue
-        found[kind][record.id] = (record, shown, doc)
+            raw_runs.append((doc, shown))
+            if record is not None:
+                _check_run_path(record, parts, doc, shown, problems)
+                runs.append(LoadedRun(id=path.stem, path=rel, run=record, doc=doc))
+        elif record is not None:
+            candidates[kind].append((record, path.stem, shown, doc))
+        else:  # reported already; names pointing at it are not reported again
+            broken.add(path.stem)
+
+    for kind, items in candidates.items():
+        owners: dict[str, str] = {}
+        for record, stem, shown, doc in sorted(items, key=lambda c: (c[0].id != c[1], c[2])):
+            key = record.id.lower()
+            if key in owners:
+                problems.append(Problem(shown, doc.line_of(("id",)),
+                                        f"duplicate id {record.id!r} (also in {owners[key]})",
+                                        "ids must be unique, ignoring case; rename one"))
+            elif record.id != stem:
+                problems.append(Problem(shown, doc.line_of(("id",)),
+                                        f"id {record.id!r} does not match the file name {stem + '.yaml'!r}",
+                                        f"rename the file to {record.id}.yaml or change the id"))
+            else:
+                owners[key] = shown
+                found[kind][record.id] = (record, shown, doc)
 
     families = {k: v[0] for k, v in found["families"].items()}
     implementations = {k: v[0] for k, v in found["implementations"].items()}
     hardware = {k: v[0] for k, v in found["hardware"].items()}
     for fid, (family, shown, doc) in found["families"].items():
-        if family.baseline not in implementations:
+        if family.baseline not in implementations and family.baseline not in broken:
             problems.append(Problem(shown, doc.line_of(("baseline",)),
                                     f"baseline {family.baseline!r} is not a known implementation",
                                     _known("implementations", implementations)))
-    for lr in runs:
-        _check_run_refs(lr, families, implementations, hardware, f"{root.name}/{lr.path}", problems)
+    for doc, shown in raw_runs:
+        _check_run_refs(doc, families, implementations, hardware, shown, problems, broken)
     if problems:
         raise RecordErrors(problems)
     runs.sort(key=lambda lr: (lr.run.observed_at, lr.path))
-    paths = {(kind, rid): f"{root.name}/{kind}/{rid}.yaml" for kind in KINDS for rid in found[kind]}
+    paths = {(kind, rid): found[kind][rid][1] for kind in KINDS for rid in found[kind]}
     return Catalog(families, implementations, hardware, runs, paths)
+
+
+def _shown(path: Path, root: Path) -> str:
+    """The path as the user would type it: relative to the working folder when inside it."""
+    try:
+        return path.absolute().relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return f"{root.name}/{path.relative_to(root).as_posix()}"
 
 
 def _escapes(path: Path, root: Path) -> bool:
@@ -152,24 +170,31 @@ def _check_run_path(run: Run, parts: tuple, doc: Document, shown: str, problems:
                                 f"move it to runs/{run.family}/{run.hardware}/ or fix `hardware`"))
 
 
-def _check_run_refs(lr: LoadedRun, families, implementations, hardware, shown, problems) -> None:
-    run, doc = lr.run, lr.doc
-    family = families.get(run.family)
-    if family is None:
-        problems.append(Problem(shown, doc.line_of(("family",)), f"unknown family {run.family!r}",
+def _check_run_refs(doc: Document, families, implementations, hardware, shown, problems, broken) -> None:
+    """Check the names a run refers to, from its raw data, so that they are reported even when
+    other fields of the same file are wrong."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    fid, hid = data.get("family"), data.get("hardware")
+    family = families.get(fid) if isinstance(fid, str) else None
+    if isinstance(fid, str) and family is None and fid not in broken:
+        problems.append(Problem(shown, doc.line_of(("family",)), f"unknown family {fid!r}",
                                 _known("families", families)))
-    if run.hardware not in hardware:
-        problems.append(Problem(shown, doc.line_of(("hardware",)), f"unknown hardware {run.hardware!r}",
+    if isinstance(hid, str) and hid not in hardware and hid not in broken:
+        problems.append(Problem(shown, doc.line_of(("hardware",)), f"unknown hardware {hid!r}",
                                 _known("hardware", hardware)))
     workloads = {w.id for w in family.workloads} if family else set()
-    for i, result in enumerate(run.results):
-        if result.implementation not in implementations:
+    results = data.get("results") if isinstance(data.get("results"), list) else []
+    for i, result in enumerate(results):
+        if not isinstance(result, dict):
+            continue
+        impl, wl = result.get("implementation"), result.get("workload")
+        if isinstance(impl, str) and impl not in implementations and impl not in broken:
             problems.append(Problem(shown, doc.line_of(("results", i, "implementation")),
-                                    f"unknown implementation {result.implementation!r}",
+                                    f"unknown implementation {impl!r}",
                                     _known("implementations", implementations)))
-        if family and result.workload not in workloads:
+        if family and isinstance(wl, str) and wl not in workloads:
             problems.append(Problem(shown, doc.line_of(("results", i, "workload")),
-                                    f"unknown workload {result.workload!r} for family {family.id!r}",
+                                    f"unknown workload {wl!r} for family {family.id!r}",
                                     f"use one of its workloads ({', '.join(sorted(workloads))}) "
                                     f"or declare it in records/families/{family.id}.yaml"))
 
@@ -230,7 +255,8 @@ def _describe(model, err: dict, loc: tuple) -> tuple[str, str]:
             return f"`{where}` is a date in the future ({err['input']})", "write the date it was observed (UTC)"
         if text.startswith("links must"):
             return f"`{where}` is not an http(s) link: {err['input']!r}", "use an absolute https:// URL"
-        return f"{where}: {text}", "correct the values so they agree"
+        text, _, fix = text.partition(" — ")
+        return f"{where}: {text}", fix or "correct the values so they agree"
     base = kind.split("_")[0]
     if kind.endswith(("_type", "_parsing")) and base in _TYPE_WORDS:
         return f"`{where}` should be {_TYPE_WORDS[base]}, got {err['input']!r}", f"write {_TYPE_WORDS[base]}"

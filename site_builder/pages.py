@@ -77,7 +77,7 @@ def _by_language(headline: list[dict]) -> list[dict]:
 
 
 def _matrix(catalog, family, per_workload, workloads, copy_bw) -> dict:
-    hardware_ids = sorted({k.hardware for items in per_workload.values() for k, _ in items}) or []
+    hardware_ids = sorted(catalog.hardware)
     rows = []
     for w in family.workloads:
         cells = []

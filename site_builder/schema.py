@@ -99,9 +99,9 @@ class Axis(Record):
     @model_validator(mode="after")
     def _fixed_needs_value(self):
         if self.kind == "fixed" and self.value is None:
-            raise ValueError("a fixed axis needs its size: write {fixed: 128}")
+            raise ValueError("a fixed axis needs its size — write {fixed: 128}")
         if self.kind == "variable" and self.value is not None:
-            raise ValueError("a variable axis has no size: write `variable`")
+            raise ValueError("a variable axis has no size — write `variable`")
         return self
 
 
@@ -137,11 +137,11 @@ class Semantics(Record):
                 if unknown:
                     raise ValueError(
                         f"tensor {name!r} uses undeclared axis {unknown[0]!r}; "
-                        f"declared axes: {', '.join(self.axes)}"
+                        f"— use one of the declared axes: {', '.join(self.axes)}"
                     )
         clash = set(self.inputs) & set(self.outputs)
         if clash:
-            raise ValueError(f"{sorted(clash)[0]!r} is both an input and an output")
+            raise ValueError(f"{sorted(clash)[0]!r} is both an input and an output — rename one of them")
         return self
 
 
@@ -158,9 +158,9 @@ class Workload(Record):
     def _sizes_are_positive_ints(self):
         for key, value in (self.model_extra or {}).items():
             if not re.match(SLUG_PATTERN, key):
-                raise ValueError(f"{key!r} is not an axis name")
+                raise ValueError(f"{key!r} is not an axis name — axis names are slugs such as `hidden`")
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"axis {key!r} must be a positive whole number, got {value!r}")
+                raise ValueError(f"axis {key!r} must be a positive whole number, got {value!r} — write its size, e.g. 4096")
         return self
 
     @property
@@ -190,23 +190,23 @@ class Family(VersionedRecord):
         seen: dict[str, int] = {}
         for i, w in enumerate(self.workloads):
             if w.id in seen:
-                raise ValueError(f"workload id {w.id!r} is declared twice (items {seen[w.id]} and {i})")
+                raise ValueError(f"duplicate workload id {w.id!r} (items {seen[w.id]} and {i}) — give each workload its own id")
             seen[w.id] = i
             sizes = w.sizes
             for name, axis in axes.items():
                 if axis.kind == "variable" and name not in sizes:
-                    raise ValueError(f"workload {w.id!r} lacks a size for axis {name!r}")
+                    raise ValueError(f"workload {w.id!r} lacks a size for axis {name!r} — add `{name}: <size>` to it")
             extra = [k for k in sizes if k not in axes]
             if extra:
-                raise ValueError(f"workload {w.id!r} sizes undeclared axis {extra[0]!r}")
+                raise ValueError(f"workload {w.id!r} sizes undeclared axis {extra[0]!r} — declare the axis under semantics.axes or remove the size")
         if self.headline not in seen:
-            raise ValueError(f"headline {self.headline!r} is not one of this family's workloads")
+            raise ValueError(f"headline {self.headline!r} is not one of this family's workloads — use one of the ids under `workloads`")
         if self.scaling.axis not in axes:
-            raise ValueError(f"scaling axis {self.scaling.axis!r} is not a declared axis")
+            raise ValueError(f"scaling axis {self.scaling.axis!r} is not a declared axis — use one of semantics.axes")
         if self.arithmetic:
             for name in self.arithmetic.over:
                 if name not in axes:
-                    raise ValueError(f"arithmetic term uses undeclared axis {name!r}")
+                    raise ValueError(f"arithmetic term uses undeclared axis {name!r} — use one of semantics.axes")
         return self
 
 
@@ -296,7 +296,7 @@ class Stat(Record):
     def _ordered(self):
         chain = [v for v in (self.min, self.p20, self.median, self.p80, self.max) if v is not None]
         if chain != sorted(chain):
-            raise ValueError("statistics must be ordered: min ≤ p20 ≤ median ≤ p80 ≤ max")
+            raise ValueError("statistics out of order — they must satisfy min ≤ p20 ≤ median ≤ p80 ≤ max")
         return self
 
 
@@ -326,11 +326,11 @@ class Result(Record):
     @model_validator(mode="after")
     def _status_consistent(self):
         if self.status == "ok" and self.device_us is None and self.e2e_us is None:
-            raise ValueError("a result with status ok needs device_us or e2e_us")
+            raise ValueError("a result with status ok has no time — add device_us or e2e_us, or set another status with an error")
         if self.status != "ok" and not self.error:
-            raise ValueError(f"a result with status {self.status} needs an `error` saying why")
+            raise ValueError(f"a result with status {self.status} has no error — add `error:` saying what went wrong")
         if self.status == "ok" and self.correctness is not None and not self.correctness.passed:
-            raise ValueError("correctness did not pass: set status to failed")
+            raise ValueError("correctness did not pass but status is ok — set status: failed and an error")
         return self
 
 
@@ -361,21 +361,21 @@ class Run(VersionedRecord):
     @model_validator(mode="after")
     def _trust_consistent(self):
         if self.trust == "reported" and self.source is None:
-            raise ValueError("a reported run needs a `source` (name, url, license)")
+            raise ValueError("a reported run has no source — add `source:` with name, url and license")
         if self.trust == "measured" and self.environment is None:
-            raise ValueError("a measured run needs its `environment`")
+            raise ValueError("a measured run has no environment — add `environment:` (gpu, driver, versions, ...)")
         clock_field = "device_us" if self.protocol.clock == "device" else "e2e_us"
         seen: dict[tuple[str, str], int] = {}
         for i, r in enumerate(self.results):
             key = (r.implementation, r.workload)
             if key in seen:
                 raise ValueError(
-                    f"results {seen[key]} and {i} both give {r.implementation} on {r.workload}"
+                    f"results {seen[key]} and {i} both give {r.implementation} on {r.workload} — keep one result per implementation and workload in a run"
                 )
             seen[key] = i
             if r.status == "ok" and getattr(r, clock_field) is None:
                 raise ValueError(
-                    f"result {i} lacks `{clock_field}`, the clock this protocol ranks by"
+                    f"result {i} lacks `{clock_field}`, the clock this protocol ranks by — add it, or change protocol.clock"
                 )
         return self
 

@@ -1,0 +1,54 @@
+"""Shared fixtures: the committed records, a fixture tree for a second family, and tree writers."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+RECORDS = REPO / "records"
+SECOND = Path(__file__).resolve().parent / "fixtures" / "second-family"
+
+
+@pytest.fixture
+def records_copy(tmp_path) -> Path:
+    """A writable copy of the committed records, named `records` like the real folder."""
+    dest = tmp_path / "records"
+    shutil.copytree(RECORDS, dest)
+    return dest
+
+
+@pytest.fixture
+def second_copy(tmp_path) -> Path:
+    dest = tmp_path / "records"
+    shutil.copytree(SECOND, dest)
+    return dest
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> Path:
+    """The committed records built once for the rendering tests."""
+    from site_builder.build import build
+
+    out = tmp_path_factory.mktemp("site") / "output"
+    build(RECORDS, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def built_second(tmp_path_factory) -> Path:
+    from site_builder.build import build
+
+    out = tmp_path_factory.mktemp("site2") / "output"
+    build(SECOND, out)
+    return out

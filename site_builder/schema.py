@@ -158,7 +158,7 @@ class Workload(Record):
     def _sizes_are_positive_ints(self):
         for key, value in (self.model_extra or {}).items():
             if not re.match(SLUG_PATTERN, key):
-                raise ValueError(f"{key!r} is not an axis name — axis names are slugs such as `hidden`")
+                raise ValueError(f"{key!r} is not an axis name — axis names are slugs such as `batch`")
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"axis {key!r} must be a positive whole number, got {value!r} — write its size, e.g. 4096")
         return self

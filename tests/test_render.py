@@ -1,0 +1,195 @@
+"""Rendering: parse the generated pages and assert on the values they show."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from bs4 import BeautifulSoup
+
+from site_builder.build import build
+
+from conftest import REPO, RECORDS, SECOND
+
+FAMILY = "families/fused-add-rmsnorm.html"
+SECTIONS = ["fastest", "by-language", "records", "source-native", "floor", "leaderboard", "scaling",
+            "implementations", "semantics", "sources"]
+
+
+def soup(site: Path, rel: str) -> BeautifulSoup:
+    return BeautifulSoup((site / rel).read_text(encoding="utf-8"), "html.parser")
+
+
+def text(node) -> str:
+    return " ".join(node.get_text(" ").split())
+
+
+def test_every_seed_section_is_on_the_family_page(built_site):
+    page = soup(built_site, FAMILY)
+    for section in SECTIONS:
+        assert page.find(id=section) is not None, section
+    assert text(page.find("h1")).startswith("Fused add + RMSNorm rmsnorm")
+    assert text(page.find(id="eligible-runs")).startswith("12 eligible runs")
+
+
+def test_fastest_usable_today_shows_the_speedup_over_the_baseline(built_site):
+    fastest = soup(built_site, FAMILY).find(id="fastest")
+    assert text(fastest.find(id="fastest-latency")) == "20.5 µs"
+    assert text(fastest.find(id="fastest-speedup")) == "2.22×"
+    body = text(fastest)
+    assert "Liger fused" in body and "Liger-Kernel" in body and "BSD-2-Clause" in body and "triton" in body
+    assert "Reported evidence · last observed 2026-04-07" in body
+    assert 'pip install "liger-kernel==0.8.5"' in body
+    links = {a.get_text(strip=True): a["href"] for a in fastest.find_all("a")}
+    assert links["Run detail →"].startswith("../runs/fused-add-rmsnorm/h100-sxm/2026-04-07-liger-v0.7.0.html#r")
+
+
+def test_fastest_by_language(built_site):
+    rows = soup(built_site, FAMILY).find(id="by-language").find("tbody").find_all("tr")
+    assert [[td.get_text(" ", strip=True) for td in r.find_all("td")] for r in rows] == [
+        ["triton", "Liger fused", "20.5 µs", "1.00×", "#1"],
+        ["python", "Transformers baseline", "45.5 µs", "2.22×", "#2"],
+    ]
+
+
+def test_floor_table_shows_the_datasheet_floor_and_distance(built_site):
+    row = soup(built_site, FAMILY).find("tr", attrs={"data-workload": "r2048-h1024-fp32"})
+    cells = [td.get_text(" ", strip=True) for td in row.find_all("td")]
+    assert cells[2] == "33.6 MB"
+    assert cells[3] == "10.0 µs"
+    assert cells[5] == "20.5 µs"
+    assert cells[6] == "2.05×"
+
+
+def test_leaderboard_rows(built_site):
+    table = soup(built_site, FAMILY).find("table", attrs={"data-cohort":
+                                                          "r2048-h1024-fp32--h100-sxm--liger-benchmark-scripts"})
+    rows = table.find("tbody").find_all("tr")
+    first = [td.get_text(" ", strip=True) for td in rows[0].find_all("td")]
+    second = [td.get_text(" ", strip=True) for td in rows[1].find_all("td")]
+    assert first[0] == "1" and first[1].startswith("Liger fused") and first[2].startswith("20.5 µs")
+    assert first[3] == "1.00×" and first[4] == "2.22×" and "Reported" in first[7] and first[8] == "2026-04-07"
+    assert "BSD-2-Clause" in first[9] and "installable" in first[9]
+    assert second[0] == "2" and "baseline" in second[1] and second[3] == "2.22×" and second[4] == "1.00×"
+    assert "exact workload" in first[1]
+
+
+def test_scaling_chart_is_inline_svg_with_a_data_table(built_site):
+    scaling = soup(built_site, FAMILY).find(id="scaling")
+    svg = scaling.find("svg")
+    assert svg is not None
+    labels = {t.get_text() for t in svg.find_all("text")}
+    assert {"1024", "32k", "Liger fused", "Transformers"} <= labels
+    table = scaling.find("table", class_="chart-data")
+    assert "982.8 µs" in text(table)
+    assert "<script" not in (built_site / FAMILY).read_text()
+
+
+def test_semantics_and_identity(built_site):
+    sem = soup(built_site, FAMILY).find(id="semantics")
+    body = text(sem)
+    for item in ["x input float [rows, hidden]", "weight input float [hidden]", "residual_out output float [rows, hidden]",
+                 "rows variable", "hidden variable", "determinism deterministic", "no mutation of inputs"]:
+        assert item in body, item
+    assert re.fullmatch(r"[0-9a-f]{64}", text(sem.find(id="identity")))
+
+
+def test_json_and_csv_twins(built_site):
+    data = json.loads((built_site / "families/fused-add-rmsnorm.json").read_text())
+    assert data["fastest"]["primary"]["speedup_vs_baseline"] == pytest.approx(45.5 / 20.5)
+    assert data["eligible_runs"] == 12 and len(data["semantics"]["identity"]) == 64
+    rows = list(csv.DictReader(io.StringIO((built_site / "families/fused-add-rmsnorm.csv").read_text())))
+    assert len(rows) == 12
+    assert {r["implementation"] for r in rows} == {"liger-fused", "transformers"}
+    run = json.loads((built_site / "runs/fused-add-rmsnorm/h100-sxm/2026-04-07-liger-v0.7.0.json").read_text())
+    assert run["source"]["license"] == "BSD-2-Clause" and len(run["results"]) == 12
+
+
+def test_run_page_shows_every_field(built_site):
+    page = soup(built_site, "runs/fused-add-rmsnorm/h100-sxm/2026-04-07-liger-v0.7.0.html")
+    body = text(page)
+    for item in ["trust reported", "observed 2026-04-07", "liger-benchmark-scripts", "clock end-to-end",
+                 "statistic median", "Liger-Kernel benchmark data", "BSD-2-Clause", "citation Liger-Kernel v0.7.0"]:
+        assert item in body, item
+    assert len(page.find(id="results").find("tbody").find_all("tr")) == 12
+
+
+def test_measured_run_page_shows_environment_floor_and_correctness(built_second):
+    page = soup(built_second, "runs/grouped-matvec/test-gpu/2026-02-01-second.html")
+    body = text(page)
+    assert "copy_bandwidth_gbps 820.0" in body and "seed 8" in body
+    assert "FAILED" in body and "max abs 3.2" in body
+    assert "faster than the physical floor" in body
+
+
+def test_second_family_renders_with_its_own_axes(built_second):
+    page = soup(built_second, "families/grouped-matvec.html")
+    body = text(page)
+    assert "a input float [groups, m, k]" in body and "v input float32 [k]" in body
+    assert "groups fixed (4)" in body
+    assert page.find(id="scaling").find("svg") is not None
+    row = page.find("tr", attrs={"data-workload": "m4096-k1024-fp16"})
+    cells = [td.get_text(" ", strip=True) for td in row.find_all("td")]
+    assert cells[3] == "67.1 µs"  # compute-bound: 2 × 4 × 4096 × 1024 flops at 0.5 TFLOP/s
+    assert "Other GPU" in text(page.find(id="records"))
+    assert "not measured" in text(page.find(id="records"))
+
+
+def test_methodology_and_404(built_site):
+    body = text(soup(built_site, "methodology.html"))
+    for heading in ["Cohorts", "Eligibility", "Statistics", "The floor model", "Trust levels"]:
+        assert heading in body
+    assert "Page not found" in text(soup(built_site, "404.html"))
+
+
+def _targets(site: Path):
+    for page in sorted(site.rglob("*.html")):
+        html = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for tag in html.find_all(["a", "link", "img", "script"]):
+            ref = tag.get("href") or tag.get("src")
+            if ref:
+                yield page, ref
+
+
+@pytest.mark.parametrize("site_fixture", ["built_site", "built_second"])
+def test_every_internal_link_resolves(site_fixture, request):
+    site = request.getfixturevalue(site_fixture)
+    ids: dict[Path, set] = {}
+    checked = 0
+    for page, ref in _targets(site):
+        parts = urlsplit(ref)
+        if parts.scheme in ("http", "https"):
+            continue
+        assert not parts.scheme and not ref.startswith("/"), f"{page}: absolute link {ref}"
+        target = (page.parent / parts.path).resolve() if parts.path else page
+        assert target.is_file(), f"{page.relative_to(site)}: broken link {ref}"
+        assert site.resolve() in target.parents
+        if parts.fragment and target.suffix == ".html":
+            if target not in ids:
+                ids[target] = {t["id"] for t in BeautifulSoup(target.read_text(), "html.parser").find_all(id=True)}
+            assert parts.fragment in ids[target], f"{page.relative_to(site)}: missing anchor {ref}"
+        checked += 1
+    assert checked > 100
+
+
+def test_same_records_build_identical_bytes(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    build(RECORDS, a)
+    build(RECORDS, b)
+    files_a = {p.relative_to(a): p.read_bytes() for p in a.rglob("*") if p.is_file()}
+    files_b = {p.relative_to(b): p.read_bytes() for p in b.rglob("*") if p.is_file()}
+    assert files_a.keys() == files_b.keys() and files_a == files_b
+
+
+def test_engine_has_no_family_specific_code():
+    for path in (REPO / "site_builder").rglob("*.py"):
+        if "runner" in path.parts:
+            continue
+        source = path.read_text(encoding="utf-8").lower()
+        for word in ("rmsnorm", "rms_norm", "liger", "hidden"):
+            assert word not in source, f"{path.name} mentions {word!r}"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import pages
+from .check import record_warnings
 from .derive import build_entries
 from .errors import UserError
 from .load import load_catalog
@@ -67,6 +68,7 @@ def render_site(records: Path) -> tuple[dict[str, bytes], list]:
     """Every output file as bytes, keyed by its path in the site. Raises RecordErrors."""
     catalog = load_catalog(records)
     entries = build_entries(catalog)
+    catalog.warnings.extend(record_warnings(catalog, entries, records))
     env = environment()
     files: dict[str, bytes] = {}
 

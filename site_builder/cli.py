@@ -93,5 +93,11 @@ def serve(out: Path, port: int, bind: str):
             pass
 
 
+from . import cli_records  # noqa: E402  (contributor commands: check, new, import, schemas)
+
+for _command in (cli_records.check,):
+    main.add_command(_command)
+
+
 if __name__ == "__main__":
     main()

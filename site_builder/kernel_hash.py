@@ -1,0 +1,91 @@
+"""What code is registered in `kernels/<family>/`, and the hash of each implementation's source,
+found by reading the files (Python's `ast`), never by importing them: `check` runs without
+torch and without executing anything a pull request brought in.
+
+The hash is the runner's (`site_builder.runner.registry.Registered.kernel_sha`): sha256 over,
+for the registering module and then each of its `extra_sources`, the file name, a NUL byte and
+the file's bytes; the first 16 hex digits. A test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+SHA_LENGTH = 16
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    implementation: str
+    module: Path  # the file whose decorator registers it
+    sources: tuple[Path, ...]  # the module, then its extra_sources
+    packages: tuple[str, ...]  # distribution names whose versions the runner records
+
+
+def family_dir(kernels_root: Path, family_id: str) -> Path:
+    """`kernels/<family with - and . as _>/`, the runner's layout."""
+    return Path(kernels_root) / family_id.replace("-", "_").replace(".", "_")
+
+
+def sha_of(paths) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        path = Path(path)
+        digest.update(path.name.encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:SHA_LENGTH]
+
+
+def registered(kernels_root: Path, family_id: str) -> dict[str, KernelSource]:
+    """Every implementation registered in the family's package, by id (empty when none)."""
+    folder = family_dir(kernels_root, family_id)
+    if not (folder / "__init__.py").is_file():
+        return {}
+    found: dict[str, KernelSource] = {}
+    for module in sorted(folder.glob("*.py")):
+        try:
+            tree = ast.parse(module.read_text(encoding="utf-8"), filename=str(module))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for deco in node.decorator_list:
+                entry = _registration(deco, module)
+                if entry and entry.implementation not in found:
+                    found[entry.implementation] = entry
+    return found
+
+
+def kernel_sha(kernels_root: Path, family_id: str, implementation_id: str) -> str | None:
+    """The current hash of an implementation's source, or None when no code registers it."""
+    entry = registered(kernels_root, family_id).get(implementation_id)
+    if entry is None or not all(p.is_file() for p in entry.sources):
+        return None
+    return sha_of(entry.sources)
+
+
+def _registration(deco: ast.expr, module: Path) -> KernelSource | None:
+    if not isinstance(deco, ast.Call):
+        return None
+    func = deco.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if name != "register" or not deco.args:
+        return None
+    first = deco.args[0]
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return None
+    kwargs = {kw.arg: kw.value for kw in deco.keywords if kw.arg}
+    extra = _strings(kwargs.get("extra_sources"))
+    packages = _strings(kwargs.get("packages"))
+    sources = (module.resolve(), *(module.resolve().parent / name for name in extra))
+    return KernelSource(first.value, module, sources, packages)
+
+
+def _strings(node) -> tuple[str, ...]:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return tuple(e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return ()

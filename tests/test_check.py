@@ -1,0 +1,205 @@
+"""`kernel-records check`: errors as path:line: message — fix, warnings that --strict fails on."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from site_builder.check import check
+from site_builder.cli import main
+from site_builder.kernel_hash import kernel_sha, registered, sha_of
+
+from conftest import write
+
+RUN = "runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml"
+
+
+def cli(*args):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def measured_run(root, result: str, packages: str = "{}", observed: str = "2026-05-01T10:00:00Z"):
+    """A measured run record with one result (a flow mapping on one line)."""
+    path = root / RUN
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join([
+        "schema_version: 1",
+        "family: fused-add-rmsnorm",
+        "hardware: h100-sxm",
+        "trust: measured",
+        f"observed: {observed}",
+        "protocol: {id: kernel-records-device, version: 1, clock: device, l2: cold, timing: cuda-graph}",
+        "environment:",
+        "  gpu: NVIDIA H100 80GB HBM3",
+        f"  packages: {packages}",
+        "results:",
+        f"  - {result}",
+        "",
+    ]), encoding="utf-8")
+    return path
+
+
+OK_LIGER = ("{implementation: liger-fused, workload: r2048-h1024-fp32, device_us: {median: 12.0}, "
+            "correctness: {max_abs_error: 0.0, atol: 1.0e-5, rtol: 1.0e-5, passed: true}}")
+
+
+def test_the_committed_records_pass_strict():
+    result = cli("check", "--strict")
+    assert result.exit_code == 0, result.output
+    assert result.output.endswith("records OK.\n")
+
+
+def test_errors_are_listed_with_file_line_and_fix(records_copy):
+    write(records_copy, RUN, """
+        schema_version: 1
+        family: fused-add-rmsnorm
+        hardware: h100-sxm
+        trust: reported
+        observed: 2026-05-01
+        source: {name: x, url: https://example.org/x, license: MIT}
+        protocol: {id: p, version: 1, clock: end-to-end, timing: do_bench}
+        results:
+          - {implementation: nobody, workload: r2048-h1024-fp32, e2e_us: {median: -3}}
+        """)
+    result = CliRunner().invoke(main, ["check", "--records", str(records_copy)])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert ("records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:9: `results.0.e2e_us.median` "
+            "must be greater than 0.0, got -3 — times and sizes are positive; a failed run is recorded "
+            "with status: failed and an error") in lines
+    assert any(line.startswith("records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:9: "
+                               "unknown implementation 'nobody'") for line in lines)
+    assert lines[-1] == "2 problems found; nothing was written."
+
+
+def test_a_result_below_the_floor_is_a_warning_and_fails_strict(records_copy):
+    write(records_copy, RUN, """
+        schema_version: 1
+        family: fused-add-rmsnorm
+        hardware: h100-sxm
+        trust: reported
+        observed: 2026-05-01
+        source: {name: x, url: https://example.org/x, license: MIT}
+        protocol: {id: p, version: 1, clock: end-to-end, timing: do_bench}
+        results:
+          - {implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: 0.0205}}
+        """)
+    [warning] = check(records_copy).warnings
+    assert str(warning) == (
+        "records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:9: warning: liger-fused on "
+        "r2048-h1024-fp32: end-to-end time 0.0205 µs is below the floor of 10 µs on h100-sxm "
+        "(33,558,528 bytes at 3,350 GB/s); it is not ranked — check the unit (µs, not ms), the "
+        "workload and the hardware of this result")
+    relaxed = cli("check", "--records", str(records_copy))
+    assert relaxed.exit_code == 0 and "1 warning." in relaxed.output
+    strict = cli("check", "--records", str(records_copy), "--strict")
+    assert strict.exit_code == 1
+    assert strict.output.splitlines()[-1] == "1 warning; --strict treats them as errors."
+
+
+def test_a_run_with_another_package_version_is_a_warning(records_copy):
+    measured_run(records_copy, OK_LIGER, packages="{liger_kernel: 0.7.0}")
+    [warning] = check(records_copy, kernels=records_copy / "no-kernels").warnings
+    assert str(warning) == (
+        "records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:11: warning: liger-fused on "
+        "r2048-h1024-fp32 ran liger-kernel 0.7.0, but records/implementations/liger-fused.yaml "
+        "describes version 0.8.5 — re-run it with liger-kernel 0.8.5, or keep it as history: a "
+        "newer run supersedes it")
+
+
+def test_a_run_observed_before_the_release_is_a_warning(records_copy):
+    impl = records_copy / "implementations" / "liger-fused.yaml"
+    impl.write_text(impl.read_text() + "released: 2026-06-01\n")
+    measured_run(records_copy, OK_LIGER, packages="{liger-kernel: 0.8.5}")
+    warnings = check(records_copy, kernels=records_copy / "no-kernels").warnings
+    [warning] = [w for w in warnings if w.path.endswith("2026-05-01-test.yaml")]
+    assert warning.message == ("liger-fused on r2048-h1024-fp32 was observed on 2026-05-01, "
+                               "before version 0.8.5 was released (2026-06-01)")
+
+
+def kernels_tree(root):
+    write(root, "kernels/fused_add_rmsnorm/__init__.py", "registry = None\n")
+    write(root, "kernels/fused_add_rmsnorm/impl_liger.py", """
+        from . import register
+
+        @register("liger-fused", requires=["liger_kernel"], packages=["liger-kernel"],
+                  extra_sources=["helper.py"])
+        def liger(inputs, params):
+            return lambda: None
+        """)
+    write(root, "kernels/fused_add_rmsnorm/helper.py", "X = 1\n")
+    return root / "kernels"
+
+
+def test_registered_code_is_found_without_importing_it(tmp_path):
+    kernels = kernels_tree(tmp_path)
+    [(impl_id, entry)] = registered(kernels, "fused-add-rmsnorm").items()
+    assert impl_id == "liger-fused" and entry.packages == ("liger-kernel",)
+    assert [p.name for p in entry.sources] == ["impl_liger.py", "helper.py"]
+    assert kernel_sha(kernels, "fused-add-rmsnorm", "liger-fused") == sha_of(entry.sources)
+    assert kernel_sha(kernels, "fused-add-rmsnorm", "nobody") is None
+
+
+def test_a_stale_kernel_hash_is_a_warning(records_copy):
+    kernels = kernels_tree(records_copy.parent)
+    current = kernel_sha(kernels, "fused-add-rmsnorm", "liger-fused")
+    measured_run(records_copy, OK_LIGER.replace("{implementation: liger-fused,",
+                                                 f"{{implementation: liger-fused, kernel_sha: {current},"))
+    assert check(records_copy).warnings == []
+    (kernels / "fused_add_rmsnorm" / "helper.py").write_text("X = 2\n")
+    [warning] = check(records_copy).warnings
+    now = kernel_sha(kernels, "fused-add-rmsnorm", "liger-fused")
+    assert warning.message == (f"stale kernel hash: liger-fused on r2048-h1024-fp32 was measured with "
+                               f"source {current}, the code in impl_liger.py now hashes to {now}")
+    assert warning.line == 11
+
+
+def test_a_measured_result_without_registered_code_is_a_warning(records_copy):
+    kernels_tree(records_copy.parent)
+    measured_run(records_copy, OK_LIGER.replace("liger-fused", "transformers"))
+    [warning] = check(records_copy).warnings
+    assert warning.message == ("measured result for 'transformers', which no code in "
+                               "kernels/fused_add_rmsnorm/ registers")
+
+
+def test_the_hash_is_the_runners(tmp_path):
+    """kernel_hash.sha_of and the runner's Registered.kernel_sha agree on the same files."""
+    registry_mod = pytest.importorskip("site_builder.runner.registry")
+    kernels = kernels_tree(tmp_path)
+    folder = kernels / "fused_add_rmsnorm"
+    (folder / "__init__.py").write_text(
+        "from site_builder.runner.registry import Registry\nregistry = Registry()\nregister = registry.register\n"
+        "from . import impl_liger  # noqa\n")
+    spec = importlib.util.spec_from_file_location("kr_test_hash_family", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        assert isinstance(module.registry, registry_mod.Registry)
+        assert module.registry["liger-fused"].kernel_sha() == kernel_sha(kernels, "fused-add-rmsnorm",
+                                                                         "liger-fused")
+    finally:
+        for name in [n for n in sys.modules if n.startswith(spec.name)]:
+            del sys.modules[name]
+
+
+def test_build_prints_the_same_warnings(records_copy, tmp_path):
+    write(records_copy, RUN, """
+        schema_version: 1
+        family: fused-add-rmsnorm
+        hardware: h100-sxm
+        trust: reported
+        observed: 2026-05-01
+        source: {name: x, url: https://example.org/x, license: MIT}
+        protocol: {id: p, version: 1, clock: end-to-end, timing: do_bench}
+        results:
+          - {implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: 0.0205}}
+        """)
+    result = CliRunner().invoke(
+        main, ["build", "--no-run", "--records", str(records_copy), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "warning: liger-fused on r2048-h1024-fp32: end-to-end time 0.0205 µs" in result.stderr

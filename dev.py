@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 # torch's CPU build and Triton's interpreter run the kernel tests on a machine without a GPU.
-KERNEL_PINS = ["torch==2.13.0", "triton==3.9.0"]
+KERNEL_PINS = ["torch==2.13.0", "triton==3.9.0", "numpy==2.4.6"]
 
 
 def sh(*args: str) -> None:

@@ -95,7 +95,7 @@ def serve(out: Path, port: int, bind: str):
 
 from . import cli_records  # noqa: E402  (contributor commands: check, new, import, schemas)
 
-for _command in (cli_records.check,):
+for _command in (cli_records.check, cli_records.schemas):
     main.add_command(_command)
 
 

@@ -33,3 +33,17 @@ def check(records: Path, strict: bool):
         click.echo(f"{noun}; --strict treats them as errors.", err=True)
         sys.exit(1)
     click.echo(f"{report.records} records OK" + (f", {noun}." if n else "."))
+
+
+@click.command()
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="folder to write into (default: schema/ in the repository)")
+@user_errors
+def schemas(out: Path | None):
+    """Regenerate the committed JSON Schemas of the record kinds from the models."""
+    from .schemas import SCHEMA_DIR, write_schemas
+
+    folder = out or SCHEMA_DIR
+    changed = write_schemas(folder)
+    click.echo(f"{len(changed)} schema file(s) updated in {folder}" if changed
+               else f"schemas in {folder} are current")

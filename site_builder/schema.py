@@ -96,6 +96,22 @@ class Axis(Record):
             return {"kind": "fixed", "value": data["fixed"]}
         return data
 
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema, handler):
+        """Also accept the shorthands `variable` and `{fixed: N}`, so editors do not flag them."""
+        ref = handler(core_schema)
+        full = handler.resolve_ref_schema(ref)
+        longhand = dict(full)
+        full.clear()
+        full.update(title="Axis", anyOf=[
+            {"const": "variable", "description": "a size every workload gives"},
+            {"type": "object", "properties": {"fixed": {"type": "integer", "exclusiveMinimum": 0}},
+             "required": ["fixed"], "additionalProperties": False,
+             "description": "a size fixed by the semantics"},
+            longhand,
+        ])
+        return ref
+
     @model_validator(mode="after")
     def _fixed_needs_value(self):
         if self.kind == "fixed" and self.value is None:

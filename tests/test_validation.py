@@ -101,7 +101,7 @@ def test_duplicate_ids(records_copy):
     text = (records_copy / "implementations/transformers.yaml").read_text()
     write(records_copy, "implementations/hf-copy.yaml", text)
     assert problems(records_copy) == [
-        "records/implementations/hf-copy.yaml:2: duplicate id 'transformers' (also in "
+        "records/implementations/hf-copy.yaml:3: duplicate id 'transformers' (also in "
         "records/implementations/transformers.yaml) — ids must be unique, ignoring case; rename one"
     ]
 
@@ -139,7 +139,7 @@ def test_ids_that_are_not_slugs(records_copy):
     path = records_copy / "implementations/liger-fused.yaml"
     path.write_text(path.read_text().replace("id: liger-fused", "id: Liger Fused!"))
     assert problems(records_copy) == [
-        "records/implementations/liger-fused.yaml:2: `id` is 'Liger Fused!', not a slug — use lower-case "
+        "records/implementations/liger-fused.yaml:3: `id` is 'Liger Fused!', not a slug — use lower-case "
         "letters, digits and single - _ . between them, e.g. my-kernel-v2"
     ]
 
@@ -163,7 +163,7 @@ def test_old_schema_version_is_refused_with_the_fix(records_copy):
     path = records_copy / "hardware/h200.yaml"
     path.write_text(path.read_text().replace("schema_version: 1", "schema_version: 0"))
     assert problems(records_copy) == [
-        "records/hardware/h200.yaml:1: schema_version 0 is not supported — this version of kernel-records "
+        "records/hardware/h200.yaml:2: schema_version 0 is not supported — this version of kernel-records "
         "reads schema_version 1; convert the file or upgrade kernel-records"
     ]
 

@@ -174,7 +174,7 @@ def run_page(catalog: Catalog, lr, entries: list[Entry]) -> dict:
         "id": lr.id, "path": lr.path, "family": family.id, "family_title": family.title,
         "hardware": run.hardware, "hardware_name": catalog.hardware[run.hardware].name,
         "trust": run.trust, "trust_label": TRUST_LABEL[run.trust], "trust_note": TRUST_NOTE[run.trust],
-        "observed": run.observed_at.isoformat().replace("+00:00", "Z"),
+        "observed": run.observed.isoformat().replace("+00:00", "Z"),
         "protocol": run.protocol.model_dump(mode="json"),
         "source": run.source.model_dump(mode="json") if run.source else None,
         "environment": run.environment.model_dump(mode="json") if run.environment else None,

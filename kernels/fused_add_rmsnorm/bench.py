@@ -203,6 +203,42 @@ def rel_err(a, b):
 
 # ------------------------------------------------------------------------------ main
 
+def host_profile(log, rows=16, n=8192, dt=torch.bfloat16, calls=3000):
+    """Per-call host cost of the pieces of a decode-size call (µs, median of 5 loops)."""
+    x = torch.randn(rows, n, device="cuda", dtype=dt)
+    r = torch.randn(rows, n, device="cuda", dtype=dt)
+    w = torch.randn(n, device="cuda", dtype=dt)
+    kr.fused_add_rmsnorm(x, r, w)
+    kr.fused_add_rmsnorm(x, r, w)
+    entry = [v for v in kr._FAST.values() if v]
+    pieces = {
+        "empty_like x2": lambda: (torch.empty_like(x), torch.empty_like(x)),
+        "x + r": lambda: x + r,
+        "add + F.rms_norm": lambda: add_frms(x, r, w),
+        "kr.fused_add_rmsnorm": lambda: kr.fused_add_rmsnorm(x, r, w),
+        "kr general path": lambda: kr._general(x, r, w, EPS),
+        "torch._C._cuda_getDevice": lambda: torch._C._cuda_getDevice(),
+        "raw stream": lambda: torch._C._cuda_getCurrentRawStream(0),
+    }
+    if entry:
+        ck, rpp, tail, ydt = entry[0]
+        y, h = torch.empty_like(x), torch.empty_like(x)
+        st = torch._C._cuda_getCurrentRawStream(0)
+        pieces["ck.run only"] = lambda: ck.run(rows, 1, 1, st, ck.function, ck.packed_metadata, None, None, None,
+                                               x, r, w, y, h, rows, n, n, n, n, EPS, *tail)
+    log(f"# fast path: {kr.fast_path_status()}")
+    for name, f in pieces.items():
+        ts = []
+        for _ in range(5):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                f()
+            torch.cuda.synchronize()
+            ts.append((time.perf_counter() - t0) / calls * 1e6)
+        log(f"# host {name:28s} {statistics.median(ts):7.2f} µs/call")
+
+
 def _precompile_worker(jobs):
     import torch as _t
     from kernels.fused_add_rmsnorm import kr_triton as _kr
@@ -242,6 +278,9 @@ def main(argv=None):
     ap.add_argument("--cold-bytes", type=int, default=200 * 2**20, help="input bytes rotated per graph (> 3x L2)")
     ap.add_argument("--max-calls", type=int, default=12000)
     ap.add_argument("--procs", type=int, default=12, help="parallel compile processes for --sweep")
+    ap.add_argument("--cands", default=None, help="JSON {workload: [cfg, ...]}: configs to sweep instead of "
+                    "kr.candidate_configs")
+    ap.add_argument("--host-profile", action="store_true", help="time the host side of a decode-size call")
     ap.add_argument("--out", default=None, help="write JSON here (and a .md table beside it)")
     args = ap.parse_args(argv)
 
@@ -270,11 +309,27 @@ def main(argv=None):
     bw, tcopy = copy_bandwidth()
     log(f"# copy bandwidth (2 GiB .copy_, events, outside a graph): {bw:.0f} GB/s")
 
+    cands = json.load(open(args.cands)) if args.cands else None
+
+    def cands_for(rows, n, dt):
+        if cands is not None:
+            wl = f"{rows}x{n}:{[k for k, v in DTYPES.items() if v == dt][0]}"
+            out = []
+            for c in cands.get(wl, []):
+                c = dict(c)
+                if "S" in c:
+                    c["S"] = tuple(c["S"])
+                out.append(c)
+            return out
+        return kr.candidate_configs(n, torch.tensor([], dtype=dt).element_size())
+
+    if args.host_profile:
+        host_profile(log)
     if args.sweep:
         jobs = []
         for rows, n, dt in workloads:
             dname = [k for k, v in DTYPES.items() if v == dt][0]
-            for cfg in kr.candidate_configs(n, torch.tensor([], dtype=dt).element_size()):
+            for cfg in cands_for(rows, n, dt):
                 if (n, dname, cfg) not in jobs:
                     jobs.append((n, dname, cfg))
         t0 = time.time()
@@ -301,7 +356,7 @@ def main(argv=None):
                "bytes": nbytes, "floor_us": floor_us, "impls": {}}
         todo = list(impls.items())
         if args.sweep:
-            for i, cfg in enumerate(kr.candidate_configs(n, el)):
+            for i, cfg in enumerate(cands_for(rows, n, dt)):
                 todo.append((f"kr_cfg{i}", (lambda c: (lambda x, r, ww: kr._run_cfg(c, x, r, ww, EPS)))(cfg)))
                 rec.setdefault("cfgs", {})[f"kr_cfg{i}"] = cfg
         for name, fn in todo:

@@ -55,6 +55,8 @@ def _load():
 kr = _load() if not _IN_SUBPROCESS else None
 
 TOL = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
+EAGER_TOL = {torch.float32: dict(rtol=1e-5, atol=1e-6), torch.bfloat16: dict(rtol=1.6e-2, atol=1e-5),
+             torch.float16: dict(rtol=2e-3, atol=1e-5)}
 SHAPES = [(2048, 4096), (37, 5120), (3, 7168), (5, 111), (2, 4097), (1, 8192), (3, 1024), (16, 32768),
           (4, 65536), (2, 131072), (9, 16384)]
 
@@ -93,7 +95,9 @@ def test_vs_float64(dtype, rows, n):
         assert y.dtype == dtype and torch.isfinite(y).all()
         assert relerr(y, yr) < TOL[dtype]
         ye, he = hf_eager(x, r, w)
-        torch.testing.assert_close(y, ye)  # default per-dtype tolerances vs the HF eager baseline
+        # vs the HF eager baseline: within ~2 ulp of the output dtype (rsqrt and the order of
+        # the sum of squares differ; the rounded h is identical)
+        torch.testing.assert_close(y, ye, **EAGER_TOL[dtype])
 
 
 @pytest.mark.parametrize("n", [4096, 5120, 65536])
@@ -123,7 +127,7 @@ def test_fp16_overflow_matches_eager():
     assert torch.equal(torch.isnan(y), torch.isnan(ye))
     assert torch.equal(torch.isinf(y), torch.isinf(ye))
     fin = torch.isfinite(ye)
-    torch.testing.assert_close(y[fin], ye[fin])
+    torch.testing.assert_close(y[fin], ye[fin], **EAGER_TOL[torch.float16])
 
 
 @pytest.mark.parametrize("wdtype,xdtype", [(torch.float32, torch.bfloat16), (torch.float32, torch.float16),
@@ -172,6 +176,20 @@ def test_strided_and_misaligned_views(case):
         assert relerr(y, yr) < 1e-5
 
 
+def test_pdl_and_hints_variants_agree():
+    x = torch.randn(300, 4096, device="cuda", dtype=torch.bfloat16)
+    r = torch.randn(300, 4096, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
+    for kind in ("rows", "chunked"):
+        outs = []
+        for hi in (0, 1, 2):
+            for p in (False, True):
+                cfg = kr._rows_cfg([4096], False, 1, 8, hi, p) if kind == "rows" else kr._chunked_cfg(1024, 4, hi, p)
+                outs.append(kr._run_cfg(cfg, x, r, w))
+        for y, h in outs[1:]:
+            assert torch.equal(y, outs[0][0]) and torch.equal(h, outs[0][1])
+
+
 def test_cuda_graph_capture_and_fast_path_consistency():
     x = torch.randn(16, 8192, device="cuda", dtype=torch.bfloat16)
     r = torch.randn(16, 8192, device="cuda", dtype=torch.bfloat16)
@@ -179,6 +197,7 @@ def test_cuda_graph_capture_and_fast_path_consistency():
     y0, h0 = kr.fused_add_rmsnorm(x, r, w)
     y1, h1 = kr.fused_add_rmsnorm(x, r, w)
     assert torch.equal(y0, y1) and torch.equal(h0, h1)
+    assert any(kr.fast_path_status().values()), kr.fast_path_status()
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
         y2, h2 = kr.fused_add_rmsnorm(x, r, w)

@@ -9,7 +9,10 @@ warnings are about records that are valid but probably wrong or out of date:
   described version was released);
 - a measured result whose `kernel_sha` is not the hash of the implementation's current
   source in `kernels/<family>/` (the code changed since: the number is stale), or whose
-  implementation has no registered code there any more.
+  implementation has no registered code there any more;
+- a `TODO` left in a record (the scaffolds of `kernel-records new` mark what to fill in).
+
+Version and hash warnings concern only the results that rank: a superseded result is history.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 from .derive import Entry, build_entries
 from .errors import Problem
 from .kernel_hash import registered, sha_of
-from .load import Catalog, load_catalog
+from .load import Catalog, load_catalog, record_files
 
 
 @dataclass
@@ -59,12 +62,28 @@ def record_warnings(catalog: Catalog, entries: list[Entry], records: Path,
         shown = f"{shown_root}/{e.lr.path}"
         line = e.lr.doc.line_of(("results", e.index))
         out.extend(_floor_warning(e, shown, line))
+        if e.superseded_by is not None:
+            continue
         out.extend(_version_warning(e, shown, line, catalog))
         if e.run.trust == "measured" and kernels.is_dir():
             if e.family.id not in code:
                 code[e.family.id] = registered(kernels, e.family.id)
             out.extend(_hash_warning(e, shown, code[e.family.id], kernels))
+    out.extend(placeholder_warnings(records))
     return sorted(set(out))
+
+
+def placeholder_warnings(records: Path) -> list[Problem]:
+    """One warning per line that still holds a scaffold's TODO."""
+    out = []
+    for path in record_files(records):
+        shown = f"{records.name}/{path.relative_to(records).as_posix()}"
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"(^\s*|#\s*|:\s*)TODO\b", text):
+                hint = text.split("TODO", 1)[1].lstrip(" :")[:100]
+                out.append(Problem(shown, number, f"TODO left: {hint}" if hint else "TODO left",
+                                   "write the real value and delete the TODO", "warning"))
+    return out
 
 
 def _floor_warning(e: Entry, shown: str, line: int) -> list[Problem]:

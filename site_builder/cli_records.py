@@ -47,3 +47,62 @@ def schemas(out: Path | None):
     changed = write_schemas(folder)
     click.echo(f"{len(changed)} schema file(s) updated in {folder}" if changed
                else f"schemas in {folder} are current")
+
+
+@click.group()
+def new():
+    """Write a new record to fill in (valid as written; every line to change says TODO)."""
+
+
+@new.command("family")
+@click.argument("family_id")
+@click.option("--baseline", required=True, help="id of the implementation that speed-ups are quoted against")
+@RECORDS_OPTION
+@user_errors
+def new_family(family_id: str, baseline: str, records: Path):
+    """A kernel family: semantics, axes, tensors, workloads."""
+    from .scaffold import new_family as make
+
+    _written(make(records, family_id, baseline))
+
+
+@new.command("implementation")
+@click.argument("implementation_id")
+@RECORDS_OPTION
+@user_errors
+def new_implementation(implementation_id: str, records: Path):
+    """An implementation: project, language, license, source, install command."""
+    from .scaffold import new_implementation as make
+
+    _written(make(records, implementation_id))
+
+
+@new.command("hardware")
+@click.argument("hardware_id")
+@RECORDS_OPTION
+@user_errors
+def new_hardware(hardware_id: str, records: Path):
+    """A GPU with its datasheet figures."""
+    from .scaffold import new_hardware as make
+
+    _written(make(records, hardware_id))
+
+
+@new.command("run")
+@click.argument("family_id")
+@click.argument("hardware_id")
+@click.option("--name", default="reported", show_default=True, help="file name after the date (a slug)")
+@click.option("--implementation", default=None, help="implementation of the first result (default: the baseline)")
+@click.option("--workload", default=None, help="workload of the first result (default: the headline)")
+@RECORDS_OPTION
+@user_errors
+def new_run(family_id: str, hardware_id: str, name: str, implementation: str | None, workload: str | None,
+            records: Path):
+    """Reported results from a published source (measured runs come from `kernel-records run`)."""
+    from .scaffold import new_run as make
+
+    _written(make(records, family_id, hardware_id, name, implementation, workload))
+
+
+def _written(path: Path) -> None:
+    click.echo(f"Wrote {path}: fill in every TODO, then run `kernel-records check`.")

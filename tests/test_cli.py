@@ -1,0 +1,53 @@
+"""CLI smoke tests: every command has help and is documented; build and serve work end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import urllib.request
+
+from click.testing import CliRunner
+
+from site_builder.cli import main
+
+from conftest import REPO, RECORDS
+
+
+def test_every_command_has_help_and_is_documented():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    runner = CliRunner()
+    for name, command in main.commands.items():
+        result = runner.invoke(main, [name, "--help"])
+        assert result.exit_code == 0, name
+        assert command.help, f"{name} has no help text"
+        assert f"kernel-records {name}" in readme, f"README does not document `kernel-records {name}`"
+
+
+def test_build_says_it_renders_committed_records_without_a_gpu(tmp_path, monkeypatch):
+    monkeypatch.setattr("site_builder.cli.gpu_present", lambda: False)
+    result = CliRunner().invoke(main, ["build", "--records", str(RECORDS), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == "No CUDA GPU here: rendering the committed records."
+    assert (tmp_path / "out/index.html").is_file()
+
+
+def test_serve_previews_the_site(tmp_path):
+    out = tmp_path / "out"
+    CliRunner().invoke(main, ["build", "--no-run", "--records", str(RECORDS), "--out", str(out)])
+    proc = subprocess.Popen([sys.executable, "-c", "from site_builder.cli import main; main()", "serve", "--out", str(out), "--port", "0"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = line.split(" at ")[1].split(" ")[0]
+        with urllib.request.urlopen(url + "families/fused-add-rmsnorm.html", timeout=10) as response:
+            assert response.status == 200
+            assert b"Fused add + RMSNorm" in response.read()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_serve_without_a_build_says_what_to_do(tmp_path):
+    result = CliRunner().invoke(main, ["serve", "--out", str(tmp_path / "nothing")])
+    assert result.exit_code == 2
+    assert "run `kernel-records build` first" in result.output

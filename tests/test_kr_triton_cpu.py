@@ -144,6 +144,18 @@ def test_every_candidate_config(n):
         assert err < 1e-5, (cfg, err)
 
 
+@pytest.mark.parametrize("n", [64, 111, 1024, 2048, 4096, 4097, 5120, 7168, 8192, 12288, 16384, 32768, 65536,
+                               131072])
+@pytest.mark.parametrize("elsize", [2, 4])
+def test_configs_are_launchable(n, elsize):
+    for cfg in kr.candidate_configs(n, elsize) + [kr._default_config(n, elsize)]:
+        w = cfg["num_warps"]
+        assert 1 <= w <= 32 and w & (w - 1) == 0, cfg
+    for key, cfg in kr._TUNED.items():
+        w = cfg["num_warps"]
+        assert 1 <= w <= 32 and w & (w - 1) == 0, (key, cfg)
+
+
 def test_segments():
     assert kr._pow2_segments(5120) == [4096, 1024]
     assert kr._pow2_segments(7168) == [4096, 2048, 1024]

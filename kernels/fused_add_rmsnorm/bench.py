@@ -26,9 +26,21 @@ import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
-from kernels.fused_add_rmsnorm import kr_triton as kr  # noqa: E402
+
+def _load_kr():
+    """kr_triton.py loaded by path (the package's __init__ pulls in the site builder)."""
+    import importlib.util
+    if "kr_triton" in sys.modules:
+        return sys.modules["kr_triton"]
+    spec = importlib.util.spec_from_file_location("kr_triton", os.path.join(HERE, "kr_triton.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["kr_triton"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+kr = _load_kr()
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 L2_BYTES = 60 * 2**20
@@ -241,7 +253,7 @@ def host_profile(log, rows=16, n=8192, dt=torch.bfloat16, calls=3000):
 
 def _precompile_worker(jobs):
     import torch as _t
-    from kernels.fused_add_rmsnorm import kr_triton as _kr
+    _kr = _load_kr()
     n_ok = 0
     for n, dt_name, cfg in jobs:
         dt = DTYPES[dt_name]

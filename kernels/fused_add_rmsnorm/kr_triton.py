@@ -261,6 +261,7 @@ def _default_config(n: int, elsize: int) -> dict:
     rows = max(1, min(16, 2048 // np2)) if elsize == 2 else 1
     elems = rows * tile
     warps = max(1, min(32, elems // (32 * (16 // elsize) * 2)))  # ~2 16-byte vectors per thread
+    warps = 1 << (warps.bit_length() - 1)  # a power of two
     if n >= 8192:
         warps = 16 if n < 16384 else 32
     return _rows_cfg(segs, mask, rows, warps)

@@ -145,13 +145,8 @@ def _shown(path: Path, root: Path) -> str:
 
 
 def _escapes(path: Path, root: Path) -> bool:
-    if not any(p.is_symlink() for p in [path, *path.parents] if root in p.parents or p == path):
-        return False
-    try:
-        path.resolve().relative_to(root.resolve())
-        return False
-    except ValueError:
-        return True
+    """Whether the file, followed through any symbolic links, lies outside the records folder."""
+    return not path.resolve().is_relative_to(root.resolve())
 
 
 def _known(what: str, mapping: dict) -> str:

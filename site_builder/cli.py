@@ -95,7 +95,7 @@ def serve(out: Path, port: int, bind: str):
 
 from . import cli_records  # noqa: E402  (contributor commands: check, new, import, schemas)
 
-for _command in (cli_records.check, cli_records.schemas, cli_records.new):
+for _command in (cli_records.check, cli_records.schemas, cli_records.new, cli_records.import_):
     main.add_command(_command)
 
 

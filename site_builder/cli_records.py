@@ -106,3 +106,51 @@ def new_run(family_id: str, hardware_id: str, name: str, implementation: str | N
 
 def _written(path: Path) -> None:
     click.echo(f"Wrote {path}: fill in every TODO, then run `kernel-records check`.")
+
+
+@click.group("import")
+def import_():
+    """Turn published benchmark data into reported run records (new files only)."""
+
+
+@import_.command("liger-csv")
+@click.argument("csv_file", type=click.Path(path_type=Path))
+@click.option("--hardware-map", "hardware_map", multiple=True, metavar="'GPU NAME=hardware-id'",
+              help="map a gpu_name of the CSV to a hardware record (repeatable)")
+@click.option("--dry-run", is_flag=True, help="list what would be written, write nothing")
+@RECORDS_OPTION
+@user_errors
+def import_liger_csv(csv_file: Path, hardware_map: tuple[str, ...], dry_run: bool, records: Path):
+    """Liger-Kernel's benchmark CSV (benchmark/data/all_benchmark_data.csv)."""
+    from collections import defaultdict
+
+    from .errors import UserError
+    from .importers.liger_csv import import_liger_csv as run_import, line_ranges
+
+    mapping = {}
+    for item in hardware_map:
+        name, sep, hid = item.rpartition("=")
+        if not sep or not name.strip() or not hid.strip():
+            raise UserError(f"--hardware-map {item!r}: write 'GPU NAME=hardware-id'")
+        mapping[name.strip()] = hid.strip()
+    report = run_import(csv_file, records, mapping, write=not dry_run)
+    verb = "Would write" if dry_run else "Wrote"
+    for planned in report.written:
+        click.echo(f"{verb} {planned.path} ({_results(planned.results)})")
+    for planned in report.existing:
+        click.echo(f"Kept {planned.path}: it exists and records are never rewritten "
+                   f"({_results(planned.results)} not imported)")
+    by_reason: dict[str, list[int]] = defaultdict(list)
+    for line, reason in report.skipped:
+        by_reason[reason].append(line)
+    for reason, lines in sorted(by_reason.items(), key=lambda item: min(item[1])):
+        n = len(lines)
+        click.echo(f"{csv_file}: line{'s' if n > 1 else ''} {line_ranges(lines)} "
+                   f"({n} row{'s' if n > 1 else ''}) not imported: {reason}")
+    imported = sum(p.results for p in report.written)
+    click.echo(f"{report.rows} rows read: {imported} imported into {len(report.written)} file(s), "
+               f"{len(report.skipped)} not imported (listed above).")
+
+
+def _results(n: int) -> str:
+    return f"{n} result{'s' if n != 1 else ''}"

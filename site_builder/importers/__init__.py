@@ -1,0 +1,1 @@
+"""Importers: published benchmark data turned into reported run records (new files only)."""

@@ -1,0 +1,234 @@
+"""Verification and timing inside a worker process. This is the only module that uses torch,
+and only the worker imports it."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+import torch
+
+#: Only the median's neighbours are published; min and max show the tails.
+QUANTILES = (0.2, 0.8)
+
+
+def stat(samples_us: list[float]) -> dict:
+    s = sorted(samples_us)
+
+    def q(p):
+        k = (len(s) - 1) * p
+        lo, hi = math.floor(k), math.ceil(k)
+        return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+    r = lambda v: float(f"{v:.4g}")  # noqa: E731 - four significant figures
+    return {"median": r(statistics.median(s)), "p20": r(q(0.2)), "p80": r(q(0.8)),
+            "min": r(s[0]), "max": r(s[-1]), "samples": len(s)}
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+# --- correctness -----------------------------------------------------------------------
+
+
+def outputs_by_name(out, names: list[str]) -> dict[str, torch.Tensor]:
+    """Map what a callable returned (tuple in the family's output order, or dict) to names."""
+    if isinstance(out, dict):
+        missing = [n for n in names if n not in out]
+        if missing:
+            raise ValueError(f"the implementation returned no {missing[0]!r}")
+        return {n: out[n] for n in names}
+    if isinstance(out, torch.Tensor):
+        out = (out,)
+    out = tuple(out)
+    if len(out) < len(names):
+        raise ValueError(f"the implementation returned {len(out)} tensors, expected {len(names)} "
+                         f"({', '.join(names)})")
+    return dict(zip(names, out[: len(names)]))
+
+
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    storage = t.untyped_storage()
+    return storage.data_ptr(), storage.data_ptr() + storage.nbytes()
+
+
+def overlaps(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.device != b.device:
+        return False
+    (a0, a1), (b0, b1) = _span(a), _span(b)
+    return a0 < b1 and b0 < a1 and a1 > a0 and b1 > b0
+
+
+def poison_allocator(nbytes: int, device: torch.device) -> None:
+    """Leave NaN bytes (0xFF) in the caching allocator's free memory, so that outputs an
+    implementation allocates start as NaN and an unwritten element cannot pass the check."""
+    if device.type != "cuda" or nbytes <= 0:
+        return
+    block = torch.empty(nbytes, dtype=torch.uint8, device=device)
+    block.fill_(0xFF)
+    sync(device)
+    del block
+
+
+def verify(outputs: dict, reference: dict, inputs: dict, snapshot: dict, atol: float,
+           rtol: float) -> tuple[dict, list[str]]:
+    """Compare outputs with the float64 reference elementwise (|out - ref| <= atol + rtol |ref|),
+    check inputs are unchanged and no output aliases an input or another output."""
+    problems: list[str] = []
+    for name, tensor in inputs.items():
+        if not torch.equal(tensor, snapshot[name]):
+            problems.append(f"input {name} was modified")
+    names = list(outputs)
+    for i, name in enumerate(names):
+        for iname, tensor in inputs.items():
+            if overlaps(outputs[name], tensor):
+                problems.append(f"output {name} aliases input {iname}")
+        for other in names[i + 1:]:
+            if overlaps(outputs[name], outputs[other]):
+                problems.append(f"outputs {name} and {other} share memory")
+    max_abs, max_rel = 0.0, 0.0
+    for name in names:
+        out, ref = outputs[name], reference[name]
+        if tuple(out.shape) != tuple(ref.shape):
+            problems.append(f"output {name} has shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
+            continue
+        o = out.double()
+        finite = torch.isfinite(o)
+        n_bad_values = int((~finite).sum())
+        diff = (o - ref).abs()
+        within = diff <= atol + rtol * ref.abs()  # False for NaN
+        n_out = int((~within).sum())
+        finite_diff = torch.where(finite, diff, torch.zeros_like(diff))
+        max_abs = max(max_abs, float(finite_diff.max()) if diff.numel() else 0.0)
+        norm = float(ref.norm())
+        if n_bad_values == 0 and norm > 0:
+            max_rel = max(max_rel, float((o - ref).norm()) / norm)
+        if n_bad_values:
+            problems.append(f"output {name} has {n_bad_values} non-finite values of {o.numel()} "
+                            "(NaN where an element was never written)")
+        elif n_out:
+            worst = int(diff.flatten().argmax())
+            problems.append(f"output {name}: {n_out} of {o.numel()} elements outside tolerance; "
+                            f"worst at flat index {worst}: {float(o.flatten()[worst]):.6g} vs "
+                            f"{float(ref.flatten()[worst]):.6g}")
+    correctness = {"max_abs_error": float(f"{max_abs:.3g}"), "max_rel_error": float(f"{max_rel:.3g}"),
+                   "atol": atol, "rtol": rtol, "passed": not problems}
+    return correctness, problems
+
+
+# --- timing ------------------------------------------------------------------------------
+
+
+def n_sets(bytes_per_set: int, l2_bytes: int, factor: float, max_sets: int) -> int:
+    """Input sets to rotate so that one pass moves more than `factor` × the L2."""
+    return max(2, min(max_sets, math.ceil(factor * l2_bytes / max(bytes_per_set, 1)) + 1))
+
+
+def _events():
+    return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+
+def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_us: float):
+    """µs per call over CUDA-graph replays of passes over the rotating sets; plain event
+    timing of the same passes when the graph cannot be captured. Returns (stat, how)."""
+    for f in fns:
+        f()
+    torch.cuda.synchronize()
+    start, end = _events()
+    start.record()
+    for f in fns:
+        f()
+    end.record()
+    end.synchronize()
+    est_pass_us = max(start.elapsed_time(end) * 1e3, 1.0)
+    passes = max(1, math.ceil(target_graph_us / est_pass_us))
+    calls = passes * len(fns)
+    how = "cuda-graph"
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for f in fns[:3]:
+                f()
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(passes):
+                for f in fns:
+                    f()
+        graph.replay()
+        torch.cuda.synchronize()
+        run_once = graph.replay
+    except Exception as exc:  # noqa: BLE001 - any capture failure falls back to events
+        torch.cuda.synchronize()
+        graph = None
+        how = f"events (CUDA-graph capture failed: {type(exc).__name__}: {str(exc)[:200]})"
+
+        def run_once():
+            for _ in range(passes):
+                for f in fns:
+                    f()
+
+    start.record()
+    run_once()
+    end.record()
+    end.synchronize()
+    per_sample_us = max(start.elapsed_time(end) * 1e3, 1.0)
+    n = max(10, min(max_samples, int(budget_s * 1e6 / per_sample_us)))
+    samples = []
+    for _ in range(n):
+        start.record()
+        run_once()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) * 1e3 / calls)
+    del graph
+    return stat(samples), how, calls
+
+
+def wall_time(fns: list, device: torch.device, budget_s: float, max_samples: int, min_samples: int = 10):
+    """µs of wall time per Python call, synchronised after each call (what a caller waits for)."""
+    for f in fns[:3]:
+        f()
+    sync(device)
+    samples: list[float] = []
+    deadline = time.perf_counter() + budget_s
+    i = 0
+    while len(samples) < max_samples and (len(samples) < min_samples or time.perf_counter() < deadline):
+        f = fns[i % len(fns)]
+        i += 1
+        t0 = time.perf_counter()
+        f()
+        sync(device)
+        samples.append((time.perf_counter() - t0) * 1e6)
+    return stat(samples)
+
+
+def copy_bandwidth_gbps(device: torch.device, nbytes: int, reps: int = 10) -> float:
+    """A large device-to-device copy outside any CUDA graph: (bytes read + written) / median time."""
+    src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).uniform_()
+    dst = torch.empty_like(src)
+    for _ in range(3):
+        dst.copy_(src)
+    sync(device)
+    times = []
+    for _ in range(reps):
+        if device.type == "cuda":
+            start, end = _events()
+            start.record()
+            dst.copy_(src)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1e-3)
+        else:
+            t0 = time.perf_counter()
+            dst.copy_(src)
+            times.append(time.perf_counter() - t0)
+    del src, dst
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    return round(2 * (nbytes // 4) * 4 / statistics.median(times) / 1e9, 1)

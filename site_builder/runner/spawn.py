@@ -1,0 +1,95 @@
+"""A worker subprocess with a result channel and time limits, killable as a whole group."""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from .families import REPO_ROOT
+
+
+class WorkerTimeout(Exception):
+    pass
+
+
+class Worker:
+    """`python -m site_builder.runner.worker`, fed `job` on stdin, answering JSON lines on a pipe.
+
+    The worker starts its own session, so a kill takes its children too (e.g. torch.compile's
+    compile workers); its stdout and stderr go to a temporary log whose tail explains a crash.
+    """
+
+    def __init__(self, job: dict):
+        read_fd, write_fd = os.pipe()
+        self._log = tempfile.TemporaryFile()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "site_builder.runner.worker", "--fd", str(write_fd)],
+                stdin=subprocess.PIPE, stdout=self._log, stderr=subprocess.STDOUT,
+                pass_fds=(write_fd,), env=env, cwd=str(REPO_ROOT), start_new_session=True)
+        finally:
+            os.close(write_fd)
+        self._fd = read_fd
+        self._buffer = b""
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(read_fd, selectors.EVENT_READ)
+        try:
+            self.proc.stdin.write(json.dumps(job).encode())
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+
+    def next_event(self, timeout: float) -> dict | None:
+        """The next JSON line, None when the worker closed its channel (it exited)."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._selector.select(left):
+                raise WorkerTimeout()
+            chunk = os.read(self._fd, 65536)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def exit_status(self, timeout: float = 30) -> str:
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return "did not exit after closing its channel (killed)"
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            return f"killed by signal {name}"
+        return f"exit code {code}"
+
+    def log_tail(self, chars: int = 1200) -> str:
+        self._log.flush()
+        size = self._log.seek(0, os.SEEK_END)
+        self._log.seek(max(0, size - chars))
+        return self._log.read().decode("utf-8", "replace").strip()
+
+    def kill(self) -> None:
+        """Kill the worker's process group (its own session): the worker and its children."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            if self.proc.poll() is None:
+                self.proc.kill()
+        self.proc.wait()
+
+    def close(self) -> None:
+        self.kill()
+        self._selector.close()
+        os.close(self._fd)
+        self._log.close()

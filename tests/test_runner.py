@@ -1,0 +1,162 @@
+"""The runner end to end on the CPU: spawn, verify, time, write a record, load and render it;
+misbehaving implementations of a fixture family are recorded while the others' results are kept."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from conftest import REPO, RECORDS, write
+
+pytest.importorskip("torch")
+
+from site_builder.cli import main  # noqa: E402
+from site_builder.errors import UserError  # noqa: E402
+from site_builder.load import load_catalog  # noqa: E402
+from site_builder.runner import run_all  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+TOY_KERNELS = FIXTURES / "kernels"
+TOY_RECORDS = FIXTURES / "runner-records"
+
+CPU_HARDWARE = """
+    schema_version: 1
+    id: cpu
+    name: Any CPU (tests)
+    vendor: any
+    device_names: [cpu]
+    memory_gb: 8
+    memory_bandwidth_gbps: 10
+    datasheet_url: https://example.com/cpu
+"""
+
+
+@pytest.fixture
+def toy_records(tmp_path) -> Path:
+    dest = tmp_path / "records"
+    shutil.copytree(TOY_RECORDS, dest)
+    return dest
+
+
+def run_files(records: Path) -> list[Path]:
+    return sorted((records / "runs").rglob("*"))
+
+
+def results_by_key(path: Path) -> dict:
+    data = yaml.safe_load(path.read_text())
+    return {(r["implementation"], r["workload"]): r for r in data["results"]}
+
+
+def test_misbehaving_implementations_are_recorded_and_the_others_kept(toy_records):
+    impls = ["toy-good", "toy-abort", "toy-segv", "toy-hang", "toy-wrong", "toy-unwritten", "toy-mutate",
+             "toy-alias", "toy-missing", "toy-unsupported"]
+    [path] = run_all(toy_records, family="toy-scale", implementations=impls, timeout=8, device="cpu",
+                     kernels_root=TOY_KERNELS)
+    assert path.parent == toy_records / "runs" / "toy-scale" / "cpu"
+    results = results_by_key(path)
+    status = {key: r["status"] for key, r in results.items()}
+    workloads = ["r1-h8", "r2-h8", "r3-h16"]
+    for w in workloads:
+        good = results[("toy-good", w)]
+        assert good["status"] == "ok" and good["correctness"]["passed"] is True
+        assert good["device_us"]["median"] > 0 and good["e2e_us"]["samples"] >= 10
+        assert status[("toy-abort", w)] == "crashed"
+        assert "SIGABRT" in results[("toy-abort", w)]["error"]
+        assert status[("toy-wrong", w)] == "failed"
+        assert "outside tolerance" in results[("toy-wrong", w)]["error"]
+        assert results[("toy-wrong", w)]["correctness"]["passed"] is False
+        assert "non-finite" in results[("toy-unwritten", w)]["error"]
+        assert "input x was modified" in results[("toy-mutate", w)]["error"]
+        assert "output y aliases input x" in results[("toy-alias", w)]["error"]
+        assert status[("toy-missing", w)] == "not-installed"
+        assert "kr_no_such_module_for_tests" in results[("toy-missing", w)]["error"]
+        assert status[("toy-unsupported", w)] == "unsupported"
+    # A crash or a hang on one workload loses only that workload: a fresh worker runs the rest.
+    assert [status[("toy-segv", w)] for w in workloads] == ["ok", "ok", "crashed"]
+    assert "SIGSEGV" in results[("toy-segv", "r3-h16")]["error"]
+    assert [status[("toy-hang", w)] for w in workloads] == ["ok", "timeout", "ok"]
+    assert "time limit of 8 s" in results[("toy-hang", "r2-h8")]["error"]
+    catalog = load_catalog(toy_records)  # the written record is valid
+    [loaded] = catalog.runs
+    assert loaded.run.trust == "measured" and loaded.run.protocol.timing == "cpu-wall"
+    assert loaded.run.environment.copy_bandwidth_gbps > 0
+    assert all(len(r.kernel_sha) == 16 for r in loaded.run.results)
+
+
+def test_unregistered_implementation_is_an_error(toy_records):
+    with pytest.raises(UserError, match="'toy-unregistered' has no registered code for toy-scale"):
+        run_all(toy_records, family="toy-scale", implementations=["toy-unregistered"], device="cpu",
+                kernels_root=TOY_KERNELS)
+    assert not [p for p in run_files(toy_records) if p.suffix == ".yaml"]
+
+
+def test_unknown_workload_is_an_error(toy_records):
+    with pytest.raises(UserError, match="unknown workload 'r9-h9'"):
+        run_all(toy_records, family="toy-scale", implementations=["toy-good"], workloads=["r9-h9"],
+                device="cpu", kernels_root=TOY_KERNELS)
+
+
+def test_the_run_budget_records_what_was_not_reached(toy_records):
+    [path] = run_all(toy_records, family="toy-scale", implementations=["toy-hang", "toy-good"],
+                     workloads=["r2-h8"], timeout=60, budget_s=6, device="cpu", kernels_root=TOY_KERNELS)
+    results = results_by_key(path)
+    assert results[("toy-hang", "r2-h8")]["status"] == "timeout"
+    assert "budget" in results[("toy-hang", "r2-h8")]["error"]
+    assert results[("toy-good", "r2-h8")]["error"] == "not run: the run's time budget was spent"
+
+
+def test_real_family_end_to_end_on_cpu(records_copy, tmp_path):
+    """The committed fused-add-rmsnorm records plus a CPU hardware record: run the CPU-capable
+    implementations, then load and render the site with the new record in it."""
+    from site_builder.build import render_site
+
+    write(records_copy, "hardware/cpu.yaml", CPU_HARDWARE)
+    workloads = ["r16-h4096-bf16", "r2048-h1024-fp32"]
+    [path] = run_all(records_copy, family="fused-add-rmsnorm", workloads=workloads, timeout=300,
+                     device="cpu", implementations=["transformers", "torch-rms-norm", "kr-triton"])
+    results = results_by_key(path)
+    for impl in ("transformers", "torch-rms-norm"):
+        for w in workloads:
+            r = results[(impl, w)]
+            assert r["status"] == "ok", r
+            assert r["correctness"]["passed"] and r["correctness"]["max_rel_error"] < 1e-2
+    assert results[("kr-triton", "r16-h4096-bf16")]["status"] == "unsupported"
+    files, _ = render_site(records_copy)
+    run_pages = [p for p in files if p.startswith("runs/") and path.stem in p and p.endswith(".html")]
+    assert run_pages, sorted(files)[:20]
+    assert b"torch-rms-norm" in files[run_pages[0]]
+
+
+def test_cli_run_writes_a_record(toy_records):
+    result = CliRunner().invoke(main, ["run", "--records", str(toy_records), "--family", "toy-scale",
+                                       "--implementation", "toy-good", "--device", "cpu", "--kernels", str(TOY_KERNELS)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    written = Path(result.output.strip().splitlines()[-1])
+    assert written.is_file() and written.suffix == ".yaml"
+
+
+def test_interrupted_run_leaves_no_file(toy_records):
+    proc = subprocess.Popen([sys.executable, "-m", "site_builder.runner", "--records", str(toy_records),
+                             "--family", "toy-scale", "--implementation", "toy-hang", "--device", "cpu",
+                             "--timeout", "120", "--kernels", str(TOY_KERNELS)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    time.sleep(8)  # its first workload is done and its second hangs
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    assert proc.returncode != 0
+    assert not [p for p in run_files(toy_records) if p.name != ".gitkeep"]
+
+
+def test_runner_and_cli_do_not_import_torch():
+    code = ("import sys, site_builder.cli, site_builder.runner, site_builder.runner.run; "
+            "assert 'torch' not in sys.modules; assert 'kernels' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)

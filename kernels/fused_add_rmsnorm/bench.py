@@ -81,6 +81,12 @@ def make_impls(names, log):
         try:
             if name == "kr":
                 impls[name] = lambda x, r, w: kr.fused_add_rmsnorm(x, r, w, EPS)
+            elif name == "kr_nopdl":
+                def kr_nopdl(x, r, w):
+                    n = x.shape[-1]
+                    cfg = dict(kr._config_for(n, x.element_size(), x.numel() // n), PDL=False)
+                    return kr._run_cfg(cfg, x, r, w, EPS)
+                impls[name] = kr_nopdl
             elif name == "eager":
                 impls[name] = hf_eager
             elif name == "frms":
@@ -380,7 +386,7 @@ def main(argv=None):
                 herr = rel_err(h, href) if h is not None else None
                 unmod = torch.equal(x0, x0c) and torch.equal(r0, r0c)
                 med, p20, p80 = device_time(fn, sets, w, k_calls, args.replays)
-                e2e = e2e_time(fn, sets, w, args.e2e_calls) if not name.startswith("kr_cfg") else None
+                e2e = e2e_time(fn, sets, w, args.e2e_calls) if not name.startswith(("kr_cfg", "kr_nopdl")) else None
                 rec["impls"][name] = {"us": med, "p20": p20, "p80": p80, "e2e_us": e2e, "rel_err_y": err,
                                       "rel_err_h": herr, "inputs_unmodified": unmod,
                                       "gbps": nbytes / (med * 1e-6) / 1e9}
@@ -393,11 +399,11 @@ def main(argv=None):
         best_peer = min(peers.items(), key=lambda kv: kv[1]["us"]) if peers else None
         rec["best_peer"] = best_peer[0] if best_peer else None
         if args.sweep:
-            cands = {k: v for k, v in rec["impls"].items() if k.startswith("kr_cfg") and "us" in v}
-            if cands:
-                bk = min(cands, key=lambda k: cands[k]["us"])
+            swept = {k: v for k, v in rec["impls"].items() if k.startswith("kr_cfg") and "us" in v}
+            if swept:
+                bk = min(swept, key=lambda k: swept[k]["us"])
                 rec["best_cfg"] = rec["cfgs"][bk]
-                rec["best_cfg_us"] = cands[bk]["us"]
+                rec["best_cfg_us"] = swept[bk]["us"]
         results.append(rec)
         msg = f"{wl:>20} floor {floor_us:8.2f}"
         for k, v in rec["impls"].items():

@@ -65,18 +65,27 @@ def _seg_pass1(X, R, H, xoff, roff, hoff, rmask, OFF: tl.constexpr, SEG: tl.cons
 
 
 @triton.jit
-def _seg_pass2(W, Y, hf, rstd, yoff, rmask, OFF: tl.constexpr, SEG: tl.constexpr, N: tl.constexpr,
-               MASK_COLS: tl.constexpr, IN_DTYPE: tl.constexpr, ST_CM: tl.constexpr):
+def _seg_w(W, OFF: tl.constexpr, SEG: tl.constexpr, N: tl.constexpr, MASK_COLS: tl.constexpr):
     cols = OFF + tl.arange(0, SEG)
     if MASK_COLS:
-        cm = cols < N
-        m = rmask[:, None] & cm[None, :]
-        w = tl.load(W + cols, mask=cm, other=0.0, eviction_policy="evict_last")
+        w = tl.load(W + cols, mask=cols < N, other=0.0, eviction_policy="evict_last")
+    else:
+        w = tl.load(W + cols, eviction_policy="evict_last")
+    return w.to(tl.float32)
+
+
+@triton.jit
+def _seg_pass2(W, Y, hf, w, rstd, yoff, rmask, OFF: tl.constexpr, SEG: tl.constexpr, N: tl.constexpr,
+               MASK_COLS: tl.constexpr, IN_DTYPE: tl.constexpr, ST_CM: tl.constexpr, W_EARLY: tl.constexpr):
+    cols = OFF + tl.arange(0, SEG)
+    if not W_EARLY:
+        w = _seg_w(W, OFF, SEG, N, MASK_COLS)
+    if MASK_COLS:
+        m = rmask[:, None] & (cols < N)[None, :]
     else:
         m = rmask[:, None]
-        w = tl.load(W + cols, eviction_policy="evict_last")
     normed = (hf * rstd[:, None]).to(IN_DTYPE).to(tl.float32)
-    y = w.to(tl.float32)[None, :] * normed
+    y = w[None, :] * normed
     tl.store(Y + yoff[:, None] + cols[None, :], y.to(Y.dtype.element_ty), mask=m, cache_modifier=ST_CM)
 
 
@@ -84,7 +93,7 @@ def _seg_pass2(W, Y, hf, rstd, yoff, rmask, OFF: tl.constexpr, SEG: tl.constexpr
 def _k_rows(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
             N: tl.constexpr, S0: tl.constexpr, S1: tl.constexpr, S2: tl.constexpr, S3: tl.constexpr,
             MASK_COLS: tl.constexpr, ROWS: tl.constexpr, CONTIG: tl.constexpr, I64: tl.constexpr,
-            PDL: tl.constexpr, LD_EV: tl.constexpr, ST_CM: tl.constexpr):
+            PDL: tl.constexpr, LD_EV: tl.constexpr, ST_CM: tl.constexpr, W_EARLY: tl.constexpr):
     IN_DTYPE: tl.constexpr = X.dtype.element_ty
     if PDL:
         # programmatic dependent launch: wait for the previous kernel's writes, then let
@@ -109,6 +118,20 @@ def _k_rows(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
     O1: tl.constexpr = S0
     O2: tl.constexpr = S0 + S1
     O3: tl.constexpr = S0 + S1 + S2
+    # the weight (L2-resident) either first, so its latency hides behind the x/r loads and
+    # the reduction (costs registers), or after the reduction
+    w0 = 0.0
+    w1 = 0.0
+    w2 = 0.0
+    w3 = 0.0
+    if W_EARLY:
+        w0 = _seg_w(W, 0, S0, N, MASK_COLS)
+        if S1 > 0:
+            w1 = _seg_w(W, O1, S1, N, False)
+        if S2 > 0:
+            w2 = _seg_w(W, O2, S2, N, False)
+        if S3 > 0:
+            w3 = _seg_w(W, O3, S3, N, False)
     h0, ss = _seg_pass1(X, R, H, xoff, roff, hoff, rmask, 0, S0, N, MASK_COLS, LD_EV, ST_CM)
     if S1 > 0:
         h1, ss1 = _seg_pass1(X, R, H, xoff, roff, hoff, rmask, O1, S1, N, False, LD_EV, ST_CM)
@@ -120,13 +143,13 @@ def _k_rows(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
         h3, ss3 = _seg_pass1(X, R, H, xoff, roff, hoff, rmask, O3, S3, N, False, LD_EV, ST_CM)
         ss += ss3
     rstd = tl.math.rsqrt(ss / N + eps)
-    _seg_pass2(W, Y, h0, rstd, yoff, rmask, 0, S0, N, MASK_COLS, IN_DTYPE, ST_CM)
+    _seg_pass2(W, Y, h0, w0, rstd, yoff, rmask, 0, S0, N, MASK_COLS, IN_DTYPE, ST_CM, W_EARLY)
     if S1 > 0:
-        _seg_pass2(W, Y, h1, rstd, yoff, rmask, O1, S1, N, False, IN_DTYPE, ST_CM)
+        _seg_pass2(W, Y, h1, w1, rstd, yoff, rmask, O1, S1, N, False, IN_DTYPE, ST_CM, W_EARLY)
     if S2 > 0:
-        _seg_pass2(W, Y, h2, rstd, yoff, rmask, O2, S2, N, False, IN_DTYPE, ST_CM)
+        _seg_pass2(W, Y, h2, w2, rstd, yoff, rmask, O2, S2, N, False, IN_DTYPE, ST_CM, W_EARLY)
     if S3 > 0:
-        _seg_pass2(W, Y, h3, rstd, yoff, rmask, O3, S3, N, False, IN_DTYPE, ST_CM)
+        _seg_pass2(W, Y, h3, w3, rstd, yoff, rmask, O3, S3, N, False, IN_DTYPE, ST_CM, W_EARLY)
 
 
 @triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
@@ -236,10 +259,10 @@ def _pow2_segments(n: int, max_segments: int = 4, min_seg: int = 256):
     return segs
 
 
-def _rows_cfg(s, mask, rows, warps, hints=1, pdl=True):
+def _rows_cfg(s, mask, rows, warps, hints=1, pdl=True, w_early=False):
     s = tuple(list(s) + [0] * (4 - len(s)))
     return {"kind": "rows", "S": s, "MASK_COLS": mask, "ROWS": rows, "num_warps": warps, "HINTS": hints,
-            "PDL": pdl}
+            "PDL": pdl, "W_EARLY": w_early}
 
 
 def _chunked_cfg(block, warps, hints=1, pdl=True):
@@ -333,7 +356,8 @@ def _constexpr_tail(cfg: dict, n: int, contig: bool, i64: bool, pdl: bool) -> tu
     ld_ev, st_cm = _HINTS[cfg.get("HINTS", 1)]
     if cfg["kind"] == "rows":
         s = cfg["S"]
-        return (n, s[0], s[1], s[2], s[3], cfg["MASK_COLS"], cfg["ROWS"], contig, i64, pdl, ld_ev, st_cm)
+        return (n, s[0], s[1], s[2], s[3], cfg["MASK_COLS"], cfg["ROWS"], contig, i64, pdl, ld_ev, st_cm,
+                bool(cfg.get("W_EARLY", False)))
     return (n, cfg["BLOCK"], contig, i64, pdl, ld_ev, st_cm)
 
 
@@ -354,7 +378,8 @@ def _launch(cfg: dict, x2, r2, w, y2, h2, n_rows: int, eps: float, contig: bool,
     return kern[(_grid0(cfg, n_rows),)](*args, **kw, num_warps=cfg["num_warps"], num_stages=1)
 
 
-_K_ROWS_CONSTEXPRS = ("N", "S0", "S1", "S2", "S3", "MASK_COLS", "ROWS", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM")
+_K_ROWS_CONSTEXPRS = ("N", "S0", "S1", "S2", "S3", "MASK_COLS", "ROWS", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM",
+                      "W_EARLY")
 _K_CHUNKED_CONSTEXPRS = ("N", "BLOCK", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM")
 
 
@@ -423,17 +448,19 @@ def fused_add_rmsnorm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Ten
         if entry and numel <= _INT32_MAX and x.is_contiguous() and residual.is_contiguous() \
                 and weight.is_contiguous() and residual.dtype is x.dtype and residual.shape == x.shape \
                 and weight.dim() == 1 and weight.shape[0] == n and residual.get_device() == dev \
-                and weight.get_device() == dev and _get_device() == dev \
-                and ((x.data_ptr() | residual.data_ptr() | weight.data_ptr()) & 15) == 0:
-            ck, rows_per_prog, tail, ydt = entry
-            h = torch.empty_like(x)
-            y = torch.empty_like(x) if ydt is x.dtype else torch.empty_like(x, dtype=ydt)
-            n_rows = numel // n
-            if n_rows:
-                ck.run((n_rows + rows_per_prog - 1) // rows_per_prog, 1, 1, _raw_stream(dev), ck.function,
-                       ck.packed_metadata, None, None, None, x, residual, weight, y, h, n_rows, n, n, n, n,
-                       eps, *tail)
-            return y, h
+                and weight.get_device() == dev and _get_device() == dev:
+            px, pr, pw = x.data_ptr(), residual.data_ptr(), weight.data_ptr()
+            if ((px | pr | pw) & 15) == 0:
+                ck, rows_per_prog, tail, ydt = entry
+                h = torch.empty_like(x)
+                y = torch.empty_like(x) if ydt is x.dtype else torch.empty_like(x, dtype=ydt)
+                n_rows = numel // n
+                if n_rows:
+                    # raw device pointers: the tensors were checked above (same CUDA device)
+                    ck.run((n_rows + rows_per_prog - 1) // rows_per_prog, 1, 1, _raw_stream(dev), ck.function,
+                           ck.packed_metadata, None, None, None, px, pr, pw, y.data_ptr(), h.data_ptr(), n_rows,
+                           n, n, n, n, eps, *tail)
+                return y, h
     return _general(x, residual, weight, eps)
 
 
@@ -492,7 +519,8 @@ def _maybe_cache_fast(ck, cfg, x2, r2, w, y2, h2, n_rows, eps, contig, i64, out_
         y_b = torch.empty_like(y2)
         h_b = torch.empty_like(h2)
         ck.run((n_rows + rpp - 1) // rpp, 1, 1, _raw_stream(x2.get_device()), ck.function, ck.packed_metadata,
-               None, None, None, x2, r2, w, y_b, h_b, n_rows, n, n, n, n, float(eps), *tail)
+               None, None, None, x2.data_ptr(), r2.data_ptr(), w.data_ptr(), y_b.data_ptr(), h_b.data_ptr(),
+               n_rows, n, n, n, n, float(eps), *tail)
         same = torch.equal(y_b.view(torch.uint8), y2.view(torch.uint8)) and \
             torch.equal(h_b.view(torch.uint8), h2.view(torch.uint8))
     except Exception:  # noqa: BLE001 - any incompatibility: keep the normal path

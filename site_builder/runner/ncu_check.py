@@ -23,7 +23,7 @@ import statistics
 import sys
 from pathlib import Path
 
-MARKER = "FillFunctor<long>"
+MARKERS = ("FillFunctor<long>", "FillFunctorIl")  # demangled or mangled kernel names
 UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
 
 
@@ -55,12 +55,12 @@ def profile(args) -> None:
             except Exception as exc:  # noqa: BLE001 - skipped and said so
                 print(f"{impl_id} {wid}: skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
                 continue
-            torch.cuda.cudart().cudaProfilerStart()
+            torch.cuda.profiler.start()
             torch.full((1,), len(cases), dtype=torch.int64, device=device)  # the case's marker
             for _ in range(args.calls):
                 fn()
             torch.cuda.synchronize()
-            torch.cuda.cudart().cudaProfilerStop()
+            torch.cuda.profiler.stop()
             cases.append({"implementation": impl_id, "workload": wid, "calls": args.calls})
             del fn, inputs
             torch.cuda.empty_cache()
@@ -72,16 +72,19 @@ def read_ncu_csv(path: Path) -> list[tuple[str, float]]:
     lines = Path(path).read_text(errors="replace").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
     rows = list(csv.reader(lines[start:]))
-    header, units = rows[0], rows[1]
+    header = rows[0]
     name_col, time_col = header.index("Kernel Name"), header.index("gpu__time_duration.sum")
-    scale = UNITS[units[time_col]]
-    return [(r[name_col], float(r[time_col].replace(",", "")) * scale) for r in rows[2:] if len(r) > time_col]
+    if rows[1][time_col] in UNITS:  # a row of units under the header
+        scale, data = UNITS[rows[1][time_col]], rows[2:]
+    else:
+        scale, data = UNITS["nsecond"], rows[1:]
+    return [(r[name_col], float(r[time_col].replace(",", "")) * scale) for r in data if len(r) > time_col]
 
 
 def per_case(kernels: list[tuple[str, float]], cases: list[dict]) -> list[dict]:
     groups: list[list[float]] = []
     for name, us in kernels:
-        if MARKER in name:
+        if any(m in name for m in MARKERS):
             groups.append([])
         elif groups:
             groups[-1].append(us)

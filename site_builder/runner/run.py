@@ -113,6 +113,11 @@ def _measure(job: dict, workloads: list[dict], timeout: float, clock: _Clock, pr
     def settle(wid: str, result: dict) -> None:
         results[wid] = result
         progress.advance(task)
+        if not progress.console.is_terminal:  # a log instead of a live bar
+            time_us = (result.get("device_us") or {}).get("median")
+            progress.console.print(f"{job['implementation']} · {wid}: {result.get('status')}"
+                                   + (f" {time_us} µs" if time_us else f" ({(result.get('error') or '')[:160]})"),
+                                   highlight=False, soft_wrap=True)
 
     remaining = list(workloads)
     while remaining:
@@ -164,6 +169,8 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
                budget_s: float | None = None, kernels_root: Path = KERNELS_ROOT,
                console: Console | None = None) -> Path:
     console = console or Console(stderr=True)
+    if not console.is_terminal:
+        console.width = max(console.width, 180)  # logs keep every column of the summary table
     started = time.monotonic()
     device = device or ("cuda" if cuda_available() else "cpu")
     base = {"kernels_root": str(kernels_root), "family": family.id, "device": device}

@@ -8,13 +8,15 @@ import altair as alt
 import vl_convert as vlc
 
 from .derive import Entry
+from .render import fmt_us
+from .svgslim import slim_svg
 
 DTYPE_SHORT = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16", "float64": "fp64"}
 WIDTH, HEIGHT = 560, 280
 
 
 def _svg(chart: alt.Chart) -> str:
-    svg = vlc.vegalite_to_svg(chart.to_dict())
+    svg = slim_svg(vlc.vegalite_to_svg(chart.to_dict()))
     # vl-convert writes a fixed-size SVG; let CSS scale it to the column width.
     return svg.replace('class="marks"', 'class="marks" role="img"', 1)
 
@@ -24,7 +26,7 @@ def _axis_label(value: int) -> str:
 
 
 def scaling_charts(family, entries: list[Entry]) -> list[dict]:
-    """One chart per (hardware, protocol, values held constant) with at least two points."""
+    """One chart per (hardware, protocol, values held constant) with at least three sizes."""
     axis = family.scaling.axis
     groups: dict[tuple, list[Entry]] = defaultdict(list)
     for e in entries:
@@ -35,9 +37,10 @@ def scaling_charts(family, entries: list[Entry]) -> list[dict]:
     charts = []
     for (hw, proto, held, dtype), group in sorted(groups.items()):
         xs = sorted({e.workload.sizes[axis] for e in group})
-        if len(xs) < 2:
+        if len(xs) < 3:  # two sizes are not a scaling curve; the leaderboards hold them
             continue
-        data = sorted(({"x": e.workload.sizes[axis], "us": e.time_us, "impl": e.implementation.name}
+        data = sorted(({"x": e.workload.sizes[axis], "us": e.time_us, "impl": e.implementation.name,
+                        "median": fmt_us(e.time_us)}
                        for e in group), key=lambda d: (d["impl"], d["x"]))
         held_text = " · ".join([*(f"{a} = {v}" for a, v in held), DTYPE_SHORT.get(dtype, dtype)])
         title = f"{group[0].hardware.name} · {proto} · {held_text}"
@@ -52,6 +55,8 @@ def scaling_charts(family, entries: list[Entry]) -> list[dict]:
                 color=alt.Color("impl:N", title="implementation", legend=alt.Legend(orient="bottom", columns=3)),
                 strokeDash=alt.StrokeDash("impl:N", legend=None),
                 shape=alt.Shape("impl:N", legend=None),
+                tooltip=[alt.Tooltip("impl:N", title="implementation"), alt.Tooltip("x:Q", title=axis),
+                         alt.Tooltip("median:N", title="median")],
             )
             .properties(background="transparent")
             .configure_axis(labelFontSize=12, titleFontSize=12)
@@ -61,7 +66,7 @@ def scaling_charts(family, entries: list[Entry]) -> list[dict]:
         lookup = {(d["impl"], d["x"]): d["us"] for d in data}
         charts.append({
             "title": title, "hardware": hw, "protocol": proto, "axis": axis,
-            "svg": _svg(chart),
+            "svg": _svg(chart), "spec": chart.to_dict(),
             "table": {"xs": xs, "rows": [{"name": n, "cells": [lookup.get((n, x)) for x in xs]}
                                          for n in table_impls]},
         })

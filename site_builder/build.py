@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import pages
+from .challenges import challenges
 from .compare import compare_family
 from .feed import feed_xml
 from .history import history_pages
+from .profiles import hardware_profile, implementation_profile
 from .search import search_files
 from .check import record_warnings
 from .derive import build_entries
@@ -95,16 +97,18 @@ def render_site(records: Path) -> tuple[dict[str, bytes], list]:
         page(f"{base}.html", "run.html", r=model, **common)
         files[f"{base}.json"] = to_json(model["record"])
         files[f"{base}.yaml"] = (records / lr.path).read_bytes()
+    kernels = Path(records).resolve().parent / "kernels"  # as `check` finds it
     history = history_pages(catalog, entries)
     for h in history:
         page(h["url"], "history.html", h=h, **common)
     files["feed.xml"] = feed_xml(env, history, catalog)
     for iid, impl in sorted(catalog.implementations.items()):
         page(f"implementations/{iid}.html", "implementation.html",
-             i=pages.implementation_page(catalog, impl, entries), **common)
+             i=implementation_profile(catalog, impl, entries, kernels), **common)
     for hid, hw in sorted(catalog.hardware.items()):
-        page(f"hardware/{hid}.html", "hardware.html", hw=pages.hardware_page(catalog, hw, entries), **common)
-    page("challenges.html", "challenges.html", families=pages.challenges(catalog, entries), **common)
+        page(f"hardware/{hid}.html", "hardware.html", hw=hardware_profile(catalog, hw, entries), **common)
+    page("challenges.html", "challenges.html",
+         families=challenges(catalog, entries, kernels), **common)
     checks = PROTOCOL_CHECKS.read_text(encoding="utf-8") if PROTOCOL_CHECKS.exists() else None
     page("methodology.html", "methodology.html", protocol_checks=checks, **common)
     page("404.html", "404.html", **common)

@@ -298,6 +298,8 @@ def main(argv=None):
     ap.add_argument("--procs", type=int, default=12, help="parallel compile processes for --sweep")
     ap.add_argument("--cands", default=None, help="JSON {workload: [cfg, ...]}: configs to sweep instead of "
                     "kr.candidate_configs")
+    ap.add_argument("--write-tuned", default=None, help="with --sweep: write the best config per (hidden, "
+                    "elsize, rows bucket) as a KR_TRITON_CONFIGS file")
     ap.add_argument("--host-profile", action="store_true", help="time the host side of a decode-size call")
     ap.add_argument("--out", default=None, help="write JSON here (and a .md table beside it)")
     args = ap.parse_args(argv)
@@ -413,6 +415,20 @@ def main(argv=None):
         if args.sweep and "best_cfg" in rec:
             msg += f" | sweep best {rec['best_cfg_us']:.2f} {rec['best_cfg']}"
         log(msg)
+
+    if args.sweep and args.write_tuned:
+        best = {}
+        for rec in results:
+            if "best_cfg" not in rec:
+                continue
+            el = 4 if rec["dtype"] == "float32" else 2
+            key = (rec["hidden"], el, kr._bucket(rec["rows"]))
+            if key not in best or rec["best_cfg_us"] < best[key][1]:
+                best[key] = (rec["best_cfg"], rec["best_cfg_us"], rec["workload"])
+        with open(args.write_tuned, "w") as f:
+            json.dump([{"key": list(k), "cfg": v[0], "us": v[1], "workload": v[2]} for k, v in best.items()], f,
+                      indent=1, default=list)
+        log(f"# wrote {len(best)} tuned configs to {args.write_tuned}")
 
     # ------------------------------------------------------------------ summary table
     log("")

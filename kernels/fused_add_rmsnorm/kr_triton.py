@@ -290,14 +290,65 @@ def _default_config(n: int, elsize: int) -> dict:
     return _rows_cfg(segs, mask, rows, warps)
 
 
-# Tuned on the H200 (see NOTES.md); keyed by (hidden, element size, few_rows) where
-# few_rows = rows <= _FEW_ROWS. Anything missing falls back to _default_config.
-_FEW_ROWS = 256
-_TUNED: dict[tuple[int, int, bool], dict] = {}
+# Tuned on the H200 (see NOTES.md), keyed by (hidden, element size, rows bucket): bucket 0
+# for <= 256 rows (decode), 1 for <= 8192 rows, 2 above. Anything missing falls back to
+# _default_config. KR_TRITON_CONFIGS=<json file> ([{"key": [n, elsize, bucket], "cfg": {...}}])
+# overrides entries (used for tuning runs).
+def _bucket(n_rows: int) -> int:
+    return 0 if n_rows <= 256 else (1 if n_rows <= 8192 else 2)
+
+
+def _R(s, rows, warps, pdl=True, w_early=False, mask=False, hints=1):
+    return _rows_cfg(s, mask, rows, warps, hints, pdl, w_early)
+
+
+_TUNED: dict[tuple[int, int, int], dict] = {
+    # fp32, 2048 rows
+    (1024, 4, 1): _R([1024], 4, 4),
+    (2048, 4, 1): _R([2048], 1, 2),
+    (4096, 4, 1): _R([4096], 2, 8),
+    (8192, 4, 1): _R([8192], 1, 16, w_early=True),
+    (16384, 4, 1): _R([16384], 1, 32, w_early=True),
+    (32768, 4, 1): _R([32768], 1, 32, pdl=False),
+    # fp32, 32768 rows
+    (8192, 4, 2): _R([8192], 2, 32, w_early=True),
+    # bf16/fp16, 2048 rows
+    (1024, 2, 1): _R([1024], 2, 8),
+    (2048, 2, 1): _R([2048], 1, 4),
+    (4096, 2, 1): _R([4096], 1, 4, w_early=True),
+    (5120, 2, 1): _R([8192], 1, 16, mask=True),
+    (7168, 2, 1): _R([8192], 1, 16, mask=True, w_early=True),
+    (8192, 2, 1): _R([8192], 1, 32, w_early=True),
+    (16384, 2, 1): _R([16384], 1, 32, pdl=False, w_early=True),
+    (32768, 2, 1): _R([32768], 1, 32, w_early=True),
+    (65536, 2, 1): _chunked_cfg(16384, 32),
+    (131072, 2, 1): _chunked_cfg(16384, 32),
+    # bf16/fp16, 32768 rows
+    (4096, 2, 2): _R([4096], 2, 32),
+    # bf16/fp16 decode (<= 256 rows)
+    (4096, 2, 0): _R([4096], 1, 8, w_early=True),
+    (8192, 2, 0): _R([8192], 1, 16, w_early=True),
+}
+
+
+def _load_overrides():
+    path = os.environ.get("KR_TRITON_CONFIGS")
+    if not path:
+        return
+    import json
+    with open(path) as f:
+        for item in json.load(f):
+            cfg = dict(item["cfg"])
+            if "S" in cfg:
+                cfg["S"] = tuple(cfg["S"])
+            _TUNED[tuple(item["key"])] = cfg
+
+
+_load_overrides()
 
 
 def _config_for(n: int, elsize: int, n_rows: int) -> dict:
-    cfg = _TUNED.get((n, elsize, n_rows <= _FEW_ROWS))
+    cfg = _TUNED.get((n, elsize, _bucket(n_rows)))
     if cfg is None:
         cfg = _default_config(n, elsize)
     return cfg
@@ -442,7 +493,8 @@ def fused_add_rmsnorm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Ten
             n = x.shape[-1]
             numel = x.numel()
             dev = x.get_device()
-            entry = _FAST.get((n, x.dtype, weight.dtype, dev, numel <= n * _FEW_ROWS))
+            entry = _FAST.get((n, x.dtype, weight.dtype, dev,
+                               0 if numel <= n * 256 else (1 if numel <= n * 8192 else 2)))
         except (AttributeError, IndexError, TypeError):
             entry = None
         if entry and numel <= _INT32_MAX and x.is_contiguous() and residual.is_contiguous() \
@@ -499,7 +551,7 @@ def _maybe_cache_fast(ck, cfg, x2, r2, w, y2, h2, n_rows, eps, contig, i64, out_
     if not _FAST_ENABLED or not contig or i64 or ck is None:
         return
     n = x2.shape[1]
-    key = (n, x2.dtype, w.dtype, x2.get_device(), n_rows <= _FEW_ROWS)
+    key = (n, x2.dtype, w.dtype, x2.get_device(), _bucket(n_rows))
     if key in _FAST:
         return
     if (x2.data_ptr() | r2.data_ptr() | w.data_ptr() | y2.data_ptr() | h2.data_ptr()) & 15:

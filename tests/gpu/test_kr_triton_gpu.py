@@ -140,7 +140,9 @@ def test_mixed_weight_dtype_promotes_like_hf(wdtype, xdtype):
     ye, he = hf_eager(x, r, w)
     assert y.dtype == ye.dtype == torch.promote_types(wdtype, xdtype)
     assert h.dtype == xdtype and torch.equal(h, he)
-    torch.testing.assert_close(y, ye, rtol=1e-5, atol=1e-5)
+    # the normalised value is rounded to the input dtype before the weight multiply, so a
+    # 1-ulp difference there (rsqrt, order of the sum) shows at the input dtype's precision
+    torch.testing.assert_close(y, ye, **EAGER_TOL[xdtype])
 
 
 def test_zero_rows_and_zero_row():

@@ -73,6 +73,7 @@
   input.addEventListener("input", function () { load(render); });
   input.addEventListener("keydown", function (ev) {
     var first = list.querySelector("a");
+    if (ev.key === "Escape") { ev.preventDefault(); dialog.close(); return; }
     if (ev.key === "Enter" && first) { ev.preventDefault(); dialog.close(); window.location.href = first.href; }
     if (ev.key === "ArrowDown" && first) { ev.preventDefault(); first.focus(); }
   });

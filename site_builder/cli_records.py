@@ -117,10 +117,13 @@ def import_():
 @click.argument("csv_file", type=click.Path(path_type=Path))
 @click.option("--hardware-map", "hardware_map", multiple=True, metavar="'GPU NAME=hardware-id'",
               help="map a gpu_name of the CSV to a hardware record (repeatable)")
+@click.option("--kernel-map", type=click.Path(path_type=Path), default=None,
+              help="JSON map of Liger kernels to families (default: site_builder/importers/liger_kernels.json)")
 @click.option("--dry-run", is_flag=True, help="list what would be written, write nothing")
 @RECORDS_OPTION
 @user_errors
-def import_liger_csv(csv_file: Path, hardware_map: tuple[str, ...], dry_run: bool, records: Path):
+def import_liger_csv(csv_file: Path, hardware_map: tuple[str, ...], kernel_map: Path | None, dry_run: bool,
+                     records: Path):
     """Liger-Kernel's benchmark CSV (benchmark/data/all_benchmark_data.csv)."""
     from collections import defaultdict
 
@@ -133,7 +136,7 @@ def import_liger_csv(csv_file: Path, hardware_map: tuple[str, ...], dry_run: boo
         if not sep or not name.strip() or not hid.strip():
             raise UserError(f"--hardware-map {item!r}: write 'GPU NAME=hardware-id'")
         mapping[name.strip()] = hid.strip()
-    report = run_import(csv_file, records, mapping, write=not dry_run)
+    report = run_import(csv_file, records, mapping, write=not dry_run, kernel_map=kernel_map)
     verb = "Would write" if dry_run else "Wrote"
     for planned in report.written:
         click.echo(f"{verb} {planned.path} ({_results(planned.results)})")

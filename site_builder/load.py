@@ -7,6 +7,7 @@ all of them, each as `path:line: what is wrong — how to fix it`.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import Problem, RecordErrors
 from .schema import SCHEMA_VERSION, Family, Hardware, Implementation, Run, SLUG_PATTERN
-from .yamlio import Document, YamlProblem, parse
+from .yamlio import MAX_BYTES, Document, YamlProblem, parse
 
 import re
 
@@ -44,7 +45,7 @@ class Catalog:
 
 
 def record_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml"))
+    return sorted(p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and (p.is_file() or p.is_symlink()))
 
 
 def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
@@ -59,6 +60,10 @@ def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
     candidates: dict[str, list] = {k: [] for k in KINDS}
     broken: set[str] = set()
 
+    for link in sorted(p for p in root.rglob("*") if p.is_symlink() and p.is_dir()):
+        if _escapes(link, root):  # never followed, but never silently ignored either
+            problems.append(Problem(_shown(link, root), 1, "symbolic link to a folder outside the records folder",
+                                    "replace the link with the files themselves"))
     for path in record_files(root):
         rel = path.relative_to(root).as_posix()
         shown = _shown(path, root)
@@ -83,8 +88,16 @@ def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
                                     "use lower-case letters, digits and - _ ."))
             continue
         try:
-            text = path.read_bytes()[: 2_000_000].decode("utf-8")
-            doc = parse(text)
+            with open(path, "rb") as handle:  # never more than the limit into memory
+                data = handle.read(MAX_BYTES + 1)
+            if len(data) > MAX_BYTES:
+                raise YamlProblem(1, f"file is larger than {MAX_BYTES // 1000} kB",
+                                  "split the results into several run files")
+            doc = parse(data.decode("utf-8"))
+        except OSError as exc:
+            problems.append(Problem(shown, 1, f"cannot read the file: {exc.strerror}",
+                                    "replace it with a plain text file"))
+            continue
         except UnicodeDecodeError:
             problems.append(Problem(shown, 1, "file is not UTF-8 text", "save it as UTF-8"))
             continue
@@ -146,7 +159,8 @@ def _shown(path: Path, root: Path) -> str:
 
 def _escapes(path: Path, root: Path) -> bool:
     """Whether the file, followed through any symbolic links, lies outside the records folder."""
-    return not path.resolve().is_relative_to(root.resolve())
+    real = Path(os.path.realpath(path))  # unlike Path.resolve, never raises on a symlink loop
+    return not real.is_relative_to(Path(os.path.realpath(root)))
 
 
 def _known(what: str, mapping: dict) -> str:

@@ -22,18 +22,18 @@ FAMILY = """\
 # Change every line marked TODO, then run `kernel-records check`.
 schema_version: 1
 id: {id}
-title: {id}  # TODO: the operation's name as pages show it, e.g. Fused add + RMSNorm
-tag: {id}  # TODO: a short slug tag, e.g. rmsnorm
+title: {id}  # TODO: the operation's name as pages show it, e.g. Row softmax
+tag: {id}  # TODO: a short slug tag, e.g. softmax
 summary: >-
   TODO: one or two sentences (markdown): what it computes and where it is used.
 semantics:
   axes:  # named axes: `variable` (each workload gives a size) or `{{fixed: 128}}`
     rows: variable  # TODO: the axes of the operation
-    hidden: variable
+    cols: variable
   inputs:  # TODO: every input tensor; dtype `float` follows the workload's dtype
-    x: {{dtype: float, shape: [rows, hidden]}}
+    x: {{dtype: float, shape: [rows, cols]}}
   outputs:  # TODO: every output tensor (the floor counts every input and output once)
-    y: {{dtype: float, shape: [rows, hidden]}}
+    y: {{dtype: float, shape: [rows, cols]}}
   determinism: unspecified  # deterministic | nondeterministic | unspecified
   constraints:
     - no mutation of inputs
@@ -41,12 +41,12 @@ semantics:
   definition: "y = f(x)"  # TODO: the exact formula
   parameters: {{}}  # scalar parameters the semantics fix, e.g. {{eps: 1.0e-6}}
 baseline: {baseline}  # the implementation that speed-ups are quoted against
-headline: r2048-h4096-bf16  # the workload of "fastest usable today"
+headline: r2048-c4096-bf16  # the workload of "fastest usable today"
 scaling:
-  axis: hidden  # the axis on the scaling chart's x axis; the others are held constant
+  axis: cols  # the axis on the scaling chart's x axis; the others are held constant
 workloads:  # TODO: the exact parameter sets to rank (id, a size per variable axis, dtype)
-  - {{id: r2048-h4096-bf16, rows: 2048, hidden: 4096, dtype: bfloat16}}
-  - {{id: r2048-h8192-bf16, rows: 2048, hidden: 8192, dtype: bfloat16}}
+  - {{id: r2048-c4096-bf16, rows: 2048, cols: 4096, dtype: bfloat16}}
+  - {{id: r2048-c8192-bf16, rows: 2048, cols: 8192, dtype: bfloat16}}
 """
 
 IMPLEMENTATION = """\

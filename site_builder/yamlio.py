@@ -52,7 +52,12 @@ def parse(text: str) -> Document:
     if len(text.encode("utf-8", "replace")) > MAX_BYTES:
         raise YamlProblem(1, f"file is larger than {MAX_BYTES // 1000} kB",
                           "split the results into several run files")
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # NUL and other control characters
+        line = text.count("\n", 0, max(exc.position, 0)) + 1
+        raise YamlProblem(line, f"the file contains the control character U+{exc.character:04X}",
+                          "remove it; records are plain text") from None
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
@@ -78,12 +83,21 @@ def parse(text: str) -> Document:
     return doc
 
 
+#: The tags of plain values; any other (!!python/..., !!binary, !!set, !custom) is refused.
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp",
+                                                    "seq", "map")}
+
+
 def _walk(node, path: tuple, doc: Document, loader, depth: int):
     line = node.start_mark.line + 1
     if depth > MAX_DEPTH:
         raise YamlProblem(line, "the document is nested too deeply",
                           f"records nest at most {MAX_DEPTH} levels")
     doc.lines.setdefault(path, line)
+    if node.tag not in _PLAIN_TAGS:
+        raise YamlProblem(line, f"YAML tag `{node.tag.replace('tag:yaml.org,2002:', '!!')}` is not allowed",
+                          "remove the tag: records hold plain strings, numbers, booleans, dates, "
+                          "lists and mappings")
     if isinstance(node, yaml.MappingNode):
         out: dict = {}
         for key_node, value_node in node.value:

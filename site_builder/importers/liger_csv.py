@@ -63,15 +63,16 @@ class KernelMap:
     providers: dict[str, str]  # kernel_provider -> implementation id
 
 
-#: Liger kernel_name -> family. Providers missing here are listed as unmapped.
-KERNELS: dict[str, KernelMap] = {
-    "fused_add_rms_norm": KernelMap(
-        family="fused-add-rmsnorm",
-        x_axes={"H": "hidden"},
-        config_axes={"M": "rows"},
-        providers={"liger_fused_add_rms_norm": "liger-fused", "huggingface": "transformers"},
-    ),
-}
+#: Liger kernel_name -> family, as data (the engine knows no family): liger_kernels.json.
+MAP_FILE = Path(__file__).with_name("liger_kernels.json")
+
+
+def load_map(path: Path = MAP_FILE) -> dict[str, KernelMap]:
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+        return {name: KernelMap(**spec) for name, spec in raw.items() if not name.startswith("_")}
+    except (OSError, ValueError, TypeError) as exc:
+        raise UserError(f"{path}: not a kernel map ({exc}); see {MAP_FILE.name} for the format") from None
 
 
 @dataclass
@@ -90,9 +91,11 @@ class ImportReport:
 
 
 def import_liger_csv(csv_path: Path, records: Path, hardware_map: dict[str, str] | None = None,
-                     today: dt.date | None = None, write: bool = True) -> ImportReport:
+                     today: dt.date | None = None, write: bool = True,
+                     kernel_map: Path | None = None) -> ImportReport:
     """Turn the CSV into new reported run records under `records`; see the module docstring."""
     records = Path(records)
+    kernels = load_map(kernel_map or MAP_FILE)
     catalog = load_catalog(records)
     hw_of = _hardware_names(catalog, hardware_map or {})
     report = ImportReport()
@@ -100,7 +103,7 @@ def import_liger_csv(csv_path: Path, records: Path, hardware_map: dict[str, str]
     meta: dict[tuple, dict] = {}
     for line, row in _rows(Path(csv_path)):
         report.rows += 1
-        mapped = _map_row(row, catalog, hw_of)
+        mapped = _map_row(row, catalog, hw_of, kernels)
         if isinstance(mapped, str):
             report.skipped.append((line, mapped))
             continue
@@ -164,10 +167,10 @@ def _hardware_names(catalog: Catalog, overrides: dict[str, str]) -> dict[str, st
     return names
 
 
-def _map_row(row: dict, catalog: Catalog, hw_of: dict[str, str]):
+def _map_row(row: dict, catalog: Catalog, hw_of: dict[str, str], kernels: dict[str, KernelMap]):
     """(group key, result, info) for a row that maps, else the reason it does not."""
     kernel, provider = (row.get("kernel_name") or "").strip(), (row.get("kernel_provider") or "").strip()
-    spec = KERNELS.get(kernel)
+    spec = kernels.get(kernel)
     if spec is None or spec.family not in catalog.families:
         return f"kernel {kernel!r} has no family in this index"
     family = catalog.families[spec.family]

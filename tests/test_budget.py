@@ -1,0 +1,64 @@
+"""Budget: a family page at realistic size (the committed records plus a synthetic measured
+run: six implementations and the baseline over every workload, two dates) weighs under 300 KB
+without the optional chart bundle, and headless Chromium renders it in under a second from a
+local server."""
+
+from __future__ import annotations
+
+import statistics
+
+from browser_fixtures import browser, large_site, new_page  # noqa: F401
+
+FAMILY = "families/fused-add-rmsnorm.html"
+WEIGHT_LIMIT = 300_000
+TIME_LIMIT_MS = 1000
+OPTIONAL = "/assets/vendor/"
+
+
+def test_family_page_is_realistically_large(large_site):
+    site, _ = large_site
+    html = (site / FAMILY).read_text(encoding="utf-8")
+    assert html.count('<tr data-impl="synthetic-') >= 6 * 24 - 1  # every workload (one synthetic failure)
+
+
+def test_family_page_weighs_under_300_kb_and_renders_under_a_second(large_site, new_page):
+    _, base = large_site
+    loads = []
+    for _ in range(3):
+        page, watch = new_page()
+        sizes: dict[str, int] = {}
+        page.on("requestfinished", lambda r: sizes.__setitem__(r.url, r.sizes()["responseBodySize"]))
+        page.goto(base + FAMILY, wait_until="load")
+        page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0",
+                               timeout=5000)
+        timing = page.evaluate("""() => {
+            const nav = performance.getEntriesByType('navigation')[0];
+            const paint = performance.getEntriesByName('first-contentful-paint')[0];
+            return {load: nav.loadEventEnd, fcp: paint ? paint.startTime : null}; }""")
+        page.wait_for_timeout(100)
+        assert not watch.problems
+        loads.append((timing, dict(sizes)))
+    _, sizes = loads[0]
+    needed = {u: n for u, n in sizes.items() if OPTIONAL not in u}
+    weight = sum(needed.values())
+    assert weight < WEIGHT_LIMIT, f"{weight:,} bytes: {sorted(needed.items(), key=lambda kv: -kv[1])[:5]}"
+    assert any(u.endswith(FAMILY) for u in needed) and any(u.endswith("style.css") for u in needed)
+    load_ms = statistics.median(t["load"] for t, _ in loads)
+    fcp_ms = statistics.median(t["fcp"] for t, _ in loads)
+    assert load_ms < TIME_LIMIT_MS and fcp_ms < TIME_LIMIT_MS, (load_ms, fcp_ms)
+
+
+def test_chart_bundle_is_optional_and_loaded_only_when_a_chart_is_seen(large_site, new_page):
+    _, base = large_site
+    page, watch = new_page()
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(base + FAMILY, wait_until="load")
+    page.wait_for_timeout(200)
+    assert not [u for u in requested if OPTIONAL in u]  # the chart sits below the fold
+    page.locator("#scaling .chart").first.scroll_into_view_if_needed()
+    page.wait_for_selector("#scaling .chart.interactive", timeout=10_000)
+    assert [u for u in requested if OPTIONAL in u]
+    page.goto(base + "methodology.html", wait_until="load")
+    assert page.locator("script[src$='charts.js']").count() == 0  # pages without charts do not load it
+    assert not watch.problems

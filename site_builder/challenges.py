@@ -101,13 +101,17 @@ def _stale(family, mine: list[Entry], code: dict) -> list[dict]:
         now = current.get(r.implementation)
         if now is None or now.startswith(r.kernel_sha) or r.kernel_sha.startswith(now):
             continue
-        key = (r.implementation, e.hardware.id, r.kernel_sha)
+        key = (r.implementation, e.hardware.id, e.lr.path)
         row = stale.setdefault(key, {
             "implementation": r.implementation, "name": e.implementation.name,
             "implementation_url": f"implementations/{r.implementation}.html",
-            "hardware_name": e.hardware.name, "recorded_sha": r.kernel_sha, "current_sha": now,
+            "hardware_name": e.hardware.name, "shas": set(), "current_sha": now,
             "results": 0, "run_url": entry_view(e)["run_url"], "observed": e.observed.date().isoformat(),
             "command": _command(family.id, impls=[r.implementation]),
         })
+        row["shas"].add(r.kernel_sha)
         row["results"] += 1
-    return sorted(stale.values(), key=lambda r: (r["implementation"], r["hardware_name"]))
+    for row in stale.values():
+        shas = sorted(row.pop("shas"))
+        row["recorded_sha"] = shas[0] if len(shas) == 1 else f"{shas[0]} (+{len(shas) - 1} more)"
+    return sorted(stale.values(), key=lambda r: (r["implementation"], r["hardware_name"], r["observed"]))

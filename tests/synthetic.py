@@ -48,13 +48,14 @@ def add_synthetic_runs(records: Path, hardware: str | None = None) -> dict:
         impls = [*ids, family.baseline]
         for day, scale in (("2026-11-20T10:00:00Z", 1.15), ("2026-11-28T10:00:00Z", 1.0)):
             rng = random.Random(f"{fid}-{day}")
+            shas = {impl: f"{rng.getrandbits(64):016x}" for impl in impls}
             results = []
             for w in family.workloads:
                 floor_us = bytes_moved(family, w) / (copy_bw * 1e3)
                 for n, impl in enumerate(impls):
                     factor = scale * (1.05 + 0.35 * n + rng.random() * 0.2)
                     device = floor_us * factor + 2.0
-                    r = {"implementation": impl, "workload": w.id, "kernel_sha": f"{rng.getrandbits(64):016x}"}
+                    r = {"implementation": impl, "workload": w.id, "kernel_sha": shas[impl]}
                     if n == 4 and w.id == family.workloads[-1].id:
                         r.update(status="failed", error="RuntimeError: shared memory request exceeds the limit")
                     else:

@@ -1,0 +1,188 @@
+"""Search index, compare, record history, Atom feed, challenges, implementation and hardware
+pages: the values they show, read from the built files (no browser needed)."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from site_builder.build import build
+from site_builder.challenges import challenges
+from site_builder.derive import build_entries
+from site_builder.kernel_hash import family_dir
+from site_builder.load import load_catalog
+
+from conftest import write
+from synthetic import add_synthetic_runs
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+FAMILY_ID = "fused-add-rmsnorm"
+
+
+def soup(site: Path, rel: str) -> BeautifulSoup:
+    return BeautifulSoup((site / rel).read_text(encoding="utf-8"), "html.parser")
+
+
+def text(node) -> str:
+    return " ".join(node.get_text(" ").split())
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory):
+    """Committed records + synthetic measured runs on two dates (built once for this module)."""
+    import shutil
+
+    from conftest import RECORDS
+
+    top = tmp_path_factory.mktemp("features")
+    records = top / "records"
+    shutil.copytree(RECORDS, records)
+    info = add_synthetic_runs(records)
+    build(records, top / "site")
+    return top / "site", records, info
+
+
+def test_search_index_is_a_script_and_covers_every_kind(built_site):
+    js = (built_site / "assets/search-index.js").read_text(encoding="utf-8")
+    assert js.startswith("window.KR_SEARCH=") and js.rstrip().endswith(";")
+    items = json.loads(js[len("window.KR_SEARCH="):].rstrip().rstrip(";"))
+    assert items == json.loads((built_site / "search-index.json").read_text(encoding="utf-8"))
+    kinds = {i["k"] for i in items}
+    assert {"family", "implementation", "workload", "hardware"} <= kinds
+    by_url = {i["u"]: i for i in items}
+    assert by_url["hardware/h200.html"]["t"] == "NVIDIA H200"
+    assert by_url[f"families/{FAMILY_ID}.html#wl-r2048-h1024-fp32"]["t"] == "rows = 2048 · hidden = 1024 · fp32"
+    for item in items:  # every target exists
+        assert (built_site / item["u"].split("#")[0]).is_file(), item
+    assert len(js) < 50_000
+
+
+def test_every_page_has_the_search_box_but_the_404(built_site):
+    page = soup(built_site, "index.html")
+    assert page.find(id="search-open").has_attr("hidden")  # shown by the script only
+    assert page.find("script", src="assets/search.js").has_attr("defer")
+    assert soup(built_site, "404.html").find("script") is None
+
+
+def test_compare_default_pair_is_fastest_against_baseline(built_site):
+    page = soup(built_site, f"compare/{FAMILY_ID}.html")
+    assert text(page.find("h1")) == "Liger fused vs Transformers"
+    assert text(page.find(id="geomean")) == "2.60×"
+    rows = page.find("table", class_="compare").find("tbody").find_all("tr")
+    first = [c.get_text(" ", strip=True) for c in rows[0].find_all(["th", "td"])]
+    assert first == ["rows = 2048 · hidden = 1024 · fp32", "20.5 µs", "45.5 µs", "2.22×", "A"]
+    assert "Liger fused wins 6 , Transformers wins 0" in text(page.find(class_="compare-summary"))
+    swapped = soup(built_site, f"compare/{FAMILY_ID}/transformers--liger-fused.html")
+    assert text(swapped.find(id="geomean")) == "2.60×" and "Liger fused is" in text(swapped)
+    # reachable from the leaderboard
+    family = soup(built_site, f"families/{FAMILY_ID}.html")
+    hrefs = [a["href"] for a in family.find(id="leaderboard").find_all("a")]
+    assert f"../compare/{FAMILY_ID}.html" in hrefs
+    assert f"../compare/{FAMILY_ID}/liger-fused--transformers.html" in hrefs
+
+
+def test_compare_pages_exist_for_every_ordered_pair(large):
+    site, _, info = large
+    ids = sorted([*info["implementations"], "liger-fused", "transformers"])
+    for a in ids:
+        for b in ids:
+            if a != b:
+                assert (site / f"compare/{FAMILY_ID}/{a}--{b}.html").is_file(), (a, b)
+    page = soup(site, f"compare/{FAMILY_ID}/synthetic-1--synthetic-2.html")
+    groups = [text(h) for h in page.find_all("h2")]
+    assert groups and groups[0].startswith("NVIDIA H200 · kernel-records-device")
+
+
+def test_history_marks_when_each_record_was_set_and_by_whom(large):
+    site, _, _ = large
+    page = soup(site, f"history/{FAMILY_ID}/r2048-h1024-fp32/h200.html")
+    events = page.find(id="record-events").find("tbody").find_all("tr")
+    cells = [[c.get_text(" ", strip=True) for c in tr.find_all("td")] for tr in events]
+    assert [c[0] for c in cells] == ["2026-11-28", "2026-11-20"]  # newest first
+    assert cells[0][1] == "Synthetic kernel 1" and cells[0][4].endswith("×") and cells[1][4] == "first"
+    assert cells[0][5].startswith("Synthetic kernel 1 ·")  # the record it beat
+    assert page.find(id="current").find(class_="big").get_text() == cells[0][3]
+    stars = [tr for tr in page.find(id="history").find_all("tr") if "new record" in tr.get_text()]
+    assert len(stars) == 2
+    assert page.find(class_="chart").find("svg") is not None
+    assert page.find("script", id="history-spec")["type"] == "application/json"
+
+
+def test_atom_feed_lists_new_records_dated_from_the_records(large, built_site):
+    site, _, _ = large
+    feed = ET.parse(site / "feed.xml").getroot()
+    assert feed.tag == f"{ATOM}feed"
+    entries = feed.findall(f"{ATOM}entry")
+    assert entries and len({e.find(f"{ATOM}id").text for e in entries}) == len(entries)
+    dates = [e.find(f"{ATOM}updated").text for e in entries]
+    assert dates == sorted(dates, reverse=True)
+    assert set(dates) <= {"2026-11-28T10:00:00Z", "2026-11-20T10:00:00Z", "2026-04-07T00:00:00Z"}
+    assert feed.find(f"{ATOM}updated").text == "2026-11-28T10:00:00Z"
+    for e in entries:
+        href = e.find(f"{ATOM}link").get("href")
+        assert (site / href.split("#")[0]).is_file(), href
+    # the committed records: one first record per (workload, GPU, protocol) with a ranked result
+    small = ET.parse(built_site / "feed.xml").getroot().findall(f"{ATOM}entry")
+    assert len(small) == 6 and all("First record" in e.find(f"{ATOM}summary").text for e in small)
+    assert soup(built_site, "index.html").find("link", type="application/atom+xml")["href"] == "feed.xml"
+
+
+def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, tmp_path):
+    site, records, _ = large
+    page = soup(site, "challenges.html")
+    body = text(page.find(id=FAMILY_ID))
+    assert "NVIDIA H100 SXM : 18 of 24 workloads" in body
+    assert "kernel-records run --family fused-add-rmsnorm --workload r2048-h1024-bf16" in body
+    failed = page.find(id=f"{FAMILY_ID}-failed").find_next("table")
+    assert "kernel-records run --family fused-add-rmsnorm --implementation synthetic-5 --workload" in text(failed)
+    never = text(page.find(id=f"{FAMILY_ID}-never").find_next("table"))
+    assert "Liger fused" in never and "only reported numbers" in never
+
+    # a registered kernel whose source no longer hashes to the recorded kernel_sha is stale
+    kernels = tmp_path / "kernels"
+    folder = family_dir(kernels, FAMILY_ID)
+    write(folder, "__init__.py", "")
+    write(folder, "impl_one.py", """
+        from .registry import register
+
+        @register("synthetic-1")
+        def make(inputs):
+            return lambda: None
+    """)
+    catalog = load_catalog(records)
+    model = challenges(catalog, build_entries(catalog), kernels)[0]
+    stale = model["stale"]
+    assert [s["implementation"] for s in stale] == ["synthetic-1"]
+    assert stale[0]["results"] == 24 and stale[0]["command"].endswith("--implementation synthetic-1")
+    assert "synthetic-1" not in {n["id"] for n in model["never_measured"]}
+
+
+def test_implementation_page_shows_availability_numerics_and_results(built_site):
+    page = soup(built_site, "implementations/liger-fused.html")
+    body = text(page)
+    for item in ["BSD-2-Clause", 'pip install "liger-kernel==0.8.5"', "Llama convention", "usable today",
+                 "#1 in 6 of 6"]:
+        assert item in body, item
+    rows = page.find("table", class_="impl-results").find("tbody").find_all("tr")
+    first = [c.get_text(" ", strip=True) for c in rows[0].find_all("td")]
+    assert first[:5] == ["rows = 2048 · hidden = 1024 · fp32", "NVIDIA H100 SXM · liger-benchmark-scripts",
+                         "20.5 µs", "#1 of 2", "1.00×"]
+
+
+def test_hardware_page_shows_datasheet_copy_bandwidth_and_what_was_measured(large, built_site):
+    site, _, _ = large
+    page = soup(site, "hardware/h200.html")
+    sheet = text(page.find(id="datasheet"))
+    assert "bandwidth 4,800 GB/s" in sheet and "SMs 132" in sheet and "peak fp8 tensor 1979 TFLOP/s" in sheet
+    measured = text(page.find(id="measured"))
+    assert re.search(r"copy bandwidth 4,224 GB/s 88 % of the datasheet", measured), measured
+    best = page.find("table", class_="hw-best").find("tbody").find_all("tr")
+    assert len(best) == 24
+    assert "Synthetic kernel 1" in text(best[0])
+    h100 = text(soup(built_site, "hardware/h100-sxm.html").find(id="measured"))
+    assert "not measured yet" in h100

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 MARKERS = ("FillFunctor<long>", "FillFunctorIl")  # demangled or mangled kernel names
-UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}
+UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6, "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 
 def profile(args) -> None:

@@ -153,6 +153,62 @@ def _k_rows(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
 
 
 @triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
+def _k_row1(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
+            N: tl.constexpr, BLOCK: tl.constexpr, MASK_COLS: tl.constexpr, CONTIG: tl.constexpr,
+            I64: tl.constexpr, PDL: tl.constexpr, LD_EV: tl.constexpr, ST_CM: tl.constexpr,
+            W_EARLY: tl.constexpr):
+    """One row per program with 1-D blocks (no row axis): the plainest layout for wide rows."""
+    IN_DTYPE: tl.constexpr = X.dtype.element_ty
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    row = tl.program_id(0)
+    if I64:
+        row = row.to(tl.int64)
+    if CONTIG:
+        xoff = row * N
+        roff = xoff
+        hoff = xoff
+        yoff = xoff
+    else:
+        xoff = row * stride_x
+        roff = row * stride_r
+        hoff = row * stride_h
+        yoff = row * stride_y
+    cols = tl.arange(0, BLOCK)
+    m = cols < N
+    if W_EARLY:
+        if MASK_COLS:
+            w = tl.load(W + cols, mask=m, other=0.0, eviction_policy="evict_last")
+        else:
+            w = tl.load(W + cols, eviction_policy="evict_last")
+    if MASK_COLS:
+        x = tl.load(X + xoff + cols, mask=m, other=0.0, eviction_policy=LD_EV)
+        r = tl.load(R + roff + cols, mask=m, other=0.0, eviction_policy=LD_EV)
+    else:
+        x = tl.load(X + xoff + cols, eviction_policy=LD_EV)
+        r = tl.load(R + roff + cols, eviction_policy=LD_EV)
+    h = (x.to(tl.float32) + r.to(tl.float32)).to(IN_DTYPE)
+    if MASK_COLS:
+        tl.store(H + hoff + cols, h, mask=m, cache_modifier=ST_CM)
+    else:
+        tl.store(H + hoff + cols, h, cache_modifier=ST_CM)
+    hf = h.to(tl.float32)
+    rstd = tl.math.rsqrt(tl.sum(hf * hf, axis=0) / N + eps)
+    if not W_EARLY:
+        if MASK_COLS:
+            w = tl.load(W + cols, mask=m, other=0.0, eviction_policy="evict_last")
+        else:
+            w = tl.load(W + cols, eviction_policy="evict_last")
+    normed = (hf * rstd).to(IN_DTYPE).to(tl.float32)
+    y = (w.to(tl.float32) * normed).to(Y.dtype.element_ty)
+    if MASK_COLS:
+        tl.store(Y + yoff + cols, y, mask=m, cache_modifier=ST_CM)
+    else:
+        tl.store(Y + yoff + cols, y, cache_modifier=ST_CM)
+
+
+@triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
 def _k_chunked(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
                N: tl.constexpr, BLOCK: tl.constexpr, CONTIG: tl.constexpr, I64: tl.constexpr,
                PDL: tl.constexpr, LD_EV: tl.constexpr, ST_CM: tl.constexpr):
@@ -265,6 +321,12 @@ def _rows_cfg(s, mask, rows, warps, hints=1, pdl=True, w_early=False):
             "PDL": pdl, "W_EARLY": w_early}
 
 
+def _row1_cfg(n, warps, hints=1, pdl=True, w_early=False):
+    block = triton.next_power_of_2(n)
+    return {"kind": "row1", "BLOCK": block, "MASK_COLS": block != n, "num_warps": warps, "HINTS": hints,
+            "PDL": pdl, "W_EARLY": w_early}
+
+
 def _chunked_cfg(block, warps, hints=1, pdl=True):
     return {"kind": "chunked", "BLOCK": block, "num_warps": warps, "HINTS": hints, "PDL": pdl}
 
@@ -307,24 +369,24 @@ _TUNED: dict[tuple[int, int, int], dict] = {
     (1024, 4, 1): _R([1024], 4, 4),
     (2048, 4, 1): _R([2048], 1, 2),
     (4096, 4, 1): _R([4096], 2, 8),
-    (8192, 4, 1): _R([8192], 1, 16, w_early=True),
-    (16384, 4, 1): _R([16384], 1, 32, w_early=True),
+    (8192, 4, 1): _row1_cfg(8192, 32, hints=0, w_early=True),  # 1-D row kernel (sweep 5, NOTES.md)
+    (16384, 4, 1): _row1_cfg(16384, 32, hints=2, pdl=False, w_early=True),
     (32768, 4, 1): _R([32768], 1, 32, pdl=False),
     # fp32, 32768 rows
-    (8192, 4, 2): _R([8192], 2, 32, w_early=True),
+    (8192, 4, 2): _row1_cfg(8192, 32, hints=0),
     # bf16/fp16, 2048 rows
     (1024, 2, 1): _R([1024], 2, 8),
     (2048, 2, 1): _R([2048], 1, 4),
     (4096, 2, 1): _R([4096], 1, 4, w_early=True),
     (5120, 2, 1): _R([8192], 1, 16, mask=True),
-    (7168, 2, 1): _R([8192], 1, 16, mask=True, w_early=True),
-    (8192, 2, 1): _R([8192], 1, 32, w_early=True),
-    (16384, 2, 1): _R([16384], 1, 32, pdl=False, w_early=True),
-    (32768, 2, 1): _R([32768], 1, 32, w_early=True),
+    (7168, 2, 1): _row1_cfg(7168, 32, hints=0, w_early=True),
+    (8192, 2, 1): _row1_cfg(8192, 32, hints=0, w_early=True),
+    (16384, 2, 1): _row1_cfg(16384, 16, hints=0, w_early=True),
+    (32768, 2, 1): _row1_cfg(32768, 32, hints=2, pdl=False),
     (65536, 2, 1): _chunked_cfg(16384, 32),
     (131072, 2, 1): _chunked_cfg(16384, 32),
     # bf16/fp16, 32768 rows
-    (4096, 2, 2): _R([4096], 2, 32),
+    (4096, 2, 2): _row1_cfg(4096, 16, hints=2),
     # bf16/fp16 decode (<= 256 rows)
     (4096, 2, 0): _R([4096], 1, 8, w_early=True),
     (8192, 2, 0): _R([8192], 1, 16, w_early=True),
@@ -374,6 +436,10 @@ def candidate_configs(n: int, elsize: int) -> list[dict]:
                     if ept < vec or ept > 40:
                         continue
                     out.append(_rows_cfg(segs, mask, rows, warps))
+        for warps in (4, 8, 16, 32):
+            ept = np2 // (warps * 32)
+            if vec <= ept <= 64:
+                out.append(_row1_cfg(n, warps))
     if n >= 16384:
         for block in (2048, 4096, 8192, 16384, 32768):
             if block > np2:
@@ -409,6 +475,8 @@ def _constexpr_tail(cfg: dict, n: int, contig: bool, i64: bool, pdl: bool) -> tu
         s = cfg["S"]
         return (n, s[0], s[1], s[2], s[3], cfg["MASK_COLS"], cfg["ROWS"], contig, i64, pdl, ld_ev, st_cm,
                 bool(cfg.get("W_EARLY", False)))
+    if cfg["kind"] == "row1":
+        return (n, cfg["BLOCK"], cfg["MASK_COLS"], contig, i64, pdl, ld_ev, st_cm, bool(cfg.get("W_EARLY", False)))
     return (n, cfg["BLOCK"], contig, i64, pdl, ld_ev, st_cm)
 
 
@@ -421,8 +489,7 @@ def _launch(cfg: dict, x2, r2, w, y2, h2, n_rows: int, eps: float, contig: bool,
     pdl = bool(cfg.get("PDL", True)) and _pdl_supported(x2.device)
     args = (x2, r2, w, y2, h2, n_rows, x2.stride(0), r2.stride(0), h2.stride(0), y2.stride(0), eps)
     tail = _constexpr_tail(cfg, n, contig, i64, pdl)
-    kern = _k_rows if cfg["kind"] == "rows" else _k_chunked
-    names = _K_ROWS_CONSTEXPRS if cfg["kind"] == "rows" else _K_CHUNKED_CONSTEXPRS
+    kern, names = _KERNELS[cfg["kind"]]
     kw = dict(zip(names, tail))
     if pdl:
         kw["launch_pdl"] = True
@@ -432,6 +499,9 @@ def _launch(cfg: dict, x2, r2, w, y2, h2, n_rows: int, eps: float, contig: bool,
 _K_ROWS_CONSTEXPRS = ("N", "S0", "S1", "S2", "S3", "MASK_COLS", "ROWS", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM",
                       "W_EARLY")
 _K_CHUNKED_CONSTEXPRS = ("N", "BLOCK", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM")
+_K_ROW1_CONSTEXPRS = ("N", "BLOCK", "MASK_COLS", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM", "W_EARLY")
+_KERNELS = {"rows": (_k_rows, _K_ROWS_CONSTEXPRS), "row1": (_k_row1, _K_ROW1_CONSTEXPRS),
+            "chunked": (_k_chunked, _K_CHUNKED_CONSTEXPRS)}
 
 
 # --------------------------------------------------------------------------------------

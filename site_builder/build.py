@@ -42,7 +42,10 @@ class BuildReport:
 
 
 def to_json(obj) -> bytes:
-    return (json.dumps(_strip_svg(obj), sort_keys=True, indent=1, ensure_ascii=False, default=str) + "\n").encode()
+    text = json.dumps(_strip_svg(obj), sort_keys=True, indent=1, ensure_ascii=False, default=str)
+    # Record text stays data even when a page or script inlines this JSON: no < > & in it.
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return (text + "\n").encode()
 
 
 def _strip_svg(obj):

@@ -17,6 +17,7 @@ Version and hash warnings concern only the results that rank: a superseded resul
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from pathlib import Path
 from .derive import Entry, build_entries
 from .errors import Problem
 from .kernel_hash import registered, sha_of
-from .load import Catalog, load_catalog, record_files
+from .load import Catalog, _shown, load_catalog, record_files
 
 
 @dataclass
@@ -38,28 +39,36 @@ class CheckReport:
         return len(c.families) + len(c.implementations) + len(c.hardware) + len(c.runs)
 
 
-def check(records: Path, kernels: Path | None = None) -> CheckReport:
-    """Validate every record under `records`; raises RecordErrors, else returns the warnings."""
+def check(records: Path, kernels: Path | None = None, only=()) -> CheckReport:
+    """Validate every record under `records`; raises RecordErrors, else returns the warnings
+    (only those about files in or under the paths of `only`, when given)."""
     records = Path(records)
     catalog = load_catalog(records)
     entries = build_entries(catalog)
-    return CheckReport(catalog, record_warnings(catalog, entries, records, kernels))
+    return CheckReport(catalog, record_warnings(catalog, entries, records, kernels, only))
 
 
 def record_warnings(catalog: Catalog, entries: list[Entry], records: Path,
-                    kernels: Path | None = None) -> list[Problem]:
+                    kernels: Path | None = None, only=()) -> list[Problem]:
     """Every warning about valid records, each with the file and line of the result it is about.
 
     `kernels` defaults to the `kernels/` folder beside `records/`; without one, kernel hashes
-    are not compared.
+    are not compared. `only` (files or folders) keeps the warnings about the files among them.
     """
     records = Path(records)
     kernels = Path(kernels) if kernels is not None else records.resolve().parent / "kernels"
-    shown_root = records.name
+    limits = [Path(os.path.realpath(p)) for p in only]
+
+    def wanted(path: Path) -> bool:
+        real = Path(os.path.realpath(path))
+        return not limits or any(real == p or real.is_relative_to(p) for p in limits)
+
     out: list[Problem] = []
     code: dict[str, dict] = {}
     for e in entries:
-        shown = f"{shown_root}/{e.lr.path}"
+        if not wanted(records / e.lr.path):
+            continue
+        shown = _shown(records / e.lr.path, records)
         line = e.lr.doc.line_of(("results", e.index))
         out.extend(_floor_warning(e, shown, line))
         if e.superseded_by is not None:
@@ -69,15 +78,15 @@ def record_warnings(catalog: Catalog, entries: list[Entry], records: Path,
             if e.family.id not in code:
                 code[e.family.id] = registered(kernels, e.family.id)
             out.extend(_hash_warning(e, shown, code[e.family.id], kernels))
-    out.extend(placeholder_warnings(records))
+    out.extend(placeholder_warnings(records, [p for p in record_files(records) if wanted(p)]))
     return sorted(set(out))
 
 
-def placeholder_warnings(records: Path) -> list[Problem]:
+def placeholder_warnings(records: Path, files=None) -> list[Problem]:
     """One warning per line that still holds a scaffold's TODO."""
     out = []
-    for path in record_files(records):
-        shown = f"{records.name}/{path.relative_to(records).as_posix()}"
+    for path in record_files(records) if files is None else files:
+        shown = _shown(path, records)
         for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"(^\s*|#\s*|:\s*)TODO\b", text):
                 hint = text.split("TODO", 1)[1].lstrip(" :")[:100]

@@ -17,14 +17,20 @@ RECORDS_OPTION = click.option("--records", type=click.Path(path_type=Path), defa
 
 
 @click.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @RECORDS_OPTION
-@click.option("--strict", is_flag=True, help="fail on warnings too (stale hashes, impossible times, old versions)")
+@click.option("--strict", is_flag=True, help="fail on warnings too (stale hashes, impossible times, old versions, "
+                                             "TODOs left)")
 @user_errors
-def check(records: Path, strict: bool):
-    """Validate every record as the build does; print each problem as path:line: message — fix."""
+def check(paths: tuple[Path, ...], records: Path, strict: bool):
+    """Validate every record as the build does; print each problem as path:line: message — fix.
+
+    Errors anywhere always count. Given PATHS (files or folders), only the warnings about the
+    records among them are shown and, with --strict, fail: check what a pull request changes.
+    """
     from .check import check as check_records
 
-    report = check_records(records)
+    report = check_records(records, only=paths)
     for w in report.warnings:
         click.echo(str(w), err=True)
     n = len(report.warnings)

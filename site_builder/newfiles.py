@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from pathlib import Path
 
 from .errors import UserError
@@ -19,9 +20,9 @@ def write_new(path: Path, text: str) -> Path:
     """Create `path` with `text`; raise UserError if it exists. Returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # unique per writer
     try:
-        with open(tmp, "x", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -31,10 +32,7 @@ def write_new(path: Path, text: str) -> Path:
             raise UserError(f"{path} already exists; nothing was written "
                             "(records are never overwritten: choose another name)") from None
     finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        os.unlink(tmp)
     return path
 
 

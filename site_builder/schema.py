@@ -62,7 +62,8 @@ def _http_url(value: str) -> str:
     return value
 
 
-HttpUrl = Annotated[str, AfterValidator(_http_url)]
+HttpUrl = Annotated[str, AfterValidator(_http_url), Field(json_schema_extra={  # editors flag other links
+    "format": "uri", "pattern": r"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/$.?#][^\s]*$"})]
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 ShortText = Annotated[str, StringConstraints(min_length=1, max_length=200)]

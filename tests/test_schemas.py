@@ -80,6 +80,9 @@ def test_the_schema_catches_what_an_editor_should_flag():
     assert any("does not match" in m for m in messages)  # id not a slug
     assert "-1 is less than or equal to the minimum of 0" in messages  # memory_gb
     assert any("colour" in m for m in messages)  # unknown field
+    bad["datasheet_url"] = "javascript:alert(1)"
+    messages = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(bad)]
+    assert any(m.startswith("'javascript:alert(1)' does not match") for m in messages)  # links are http(s)
 
 
 def test_the_build_publishes_the_same_schemas(built_site):

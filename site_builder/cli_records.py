@@ -157,8 +157,10 @@ def import_liger_csv(csv_file: Path, hardware_map: tuple[str, ...], kernel_map: 
         click.echo(f"{csv_file}: line{'s' if n > 1 else ''} {line_ranges(lines)} "
                    f"({n} row{'s' if n > 1 else ''}) not imported: {reason}")
     imported = sum(p.results for p in report.written)
+    kept = sum(p.results for p in report.existing)
     click.echo(f"{report.rows} rows read: {imported} imported into {len(report.written)} file(s), "
-               f"{len(report.skipped)} not imported (listed above).")
+               + (f"{kept} already in existing files, " if kept else "")
+               + f"{len(report.skipped)} not imported (listed above).")
 
 
 def _results(n: int) -> str:

@@ -77,6 +77,8 @@ def test_importing_again_rewrites_nothing(records_copy):
         f"Kept {records_copy}/runs/fused-add-rmsnorm/h100-sxm/2025-03-14-liger-v0.5.5.yaml: it exists and "
         "records are never rewritten (6 results not imported)")
     assert {p: p.read_bytes() for p in records_copy.rglob("*.yaml")} == files
+    assert again.output.splitlines()[-1] == ("18 rows read: 0 imported into 0 file(s), 7 already in existing "
+                                             "files, 11 not imported (listed above).")
 
 
 def test_an_unknown_gpu_is_listed_and_a_dry_run_writes_nothing(records_copy):
@@ -115,3 +117,24 @@ def test_imported_records_build(records_copy, tmp_path):
 
 def test_line_ranges():
     assert line_ranges([9, 2, 3, 4, 11, 12, 20]) == "2-4, 9, 11-12, 20"
+
+
+def test_the_real_rows_give_the_committed_seed_record(records_copy):
+    """Liger-Kernel's own rows (v0.7.0, H100) import into the file name and numbers of the
+    committed seed record, which was transcribed by hand from the same CSV."""
+    seed = records_copy / "runs/fused-add-rmsnorm/h100-sxm/2026-04-07-liger-v0.7.0.yaml"
+    by_hand = {(r.implementation, r.workload): r.e2e_us.median
+               for lr in load_catalog(records_copy).runs if lr.path.endswith(seed.name) for r in lr.run.results}
+    seed.unlink()
+    real = CSV.with_name("fused_add_rms_norm_v0.7.0.csv")
+    report = import_liger_csv(real, records_copy)
+    [planned] = report.written
+    assert planned.path == seed
+    assert {line for line, _ in report.skipped} == set(range(14, 20)) and all(
+        "liger_rms_norm" in reason for _, reason in report.skipped)
+    imported = {(r.implementation, r.workload): r.e2e_us for lr in load_catalog(records_copy).runs
+                if lr.path.endswith(seed.name) for r in lr.run.results}
+    assert imported.keys() == by_hand.keys() and len(imported) == 12
+    for key, stat in imported.items():
+        assert round(stat.median, 1) == pytest.approx(by_hand[key], abs=0.051), key
+        assert stat.p20 <= stat.median <= stat.p80

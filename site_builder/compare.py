@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .derive import Entry, ranked
+from .derive import Entry, ranked, usable
 from .load import Catalog
 from .schema import Family
 from .views import TRUST_LABEL, entry_view, family_cohorts, workload_label
@@ -25,15 +25,17 @@ def _candidates(catalog: Catalog, family: Family, mine: list[Entry]) -> list[str
     return sorted(i for i in ids if i in catalog.implementations)
 
 
-def default_pair(family: Family, per_workload: dict, candidates: list[str]) -> tuple[str, str] | None:
+def default_pair(family: Family, per_workload: dict, candidates: list[str],
+                 usable_ids: set[str]) -> tuple[str, str] | None:
     if len(candidates) < 2:
         return None
     headline = per_workload.get(family.headline, [])
     order = [e.implementation.id for _, g in headline for e in ranked(g)]
     order += [i for i in candidates if i not in order]
     base = family.baseline if family.baseline in candidates else order[-1]
-    other = next(i for i in order if i != base and i in candidates)
-    return other, base
+    others = [i for i in order if i != base and i in candidates]
+    first = next((i for i in others if i in usable_ids), others[0])
+    return first, base
 
 
 def _cell(e: Entry | None) -> dict | None:
@@ -49,7 +51,8 @@ def compare_family(catalog: Catalog, family: Family, entries: list[Entry]) -> li
     mine = [e for e in entries if e.family.id == family.id]
     per_workload = family_cohorts(family, mine)
     candidates = _candidates(catalog, family, mine)
-    default = default_pair(family, per_workload, candidates)
+    default = default_pair(family, per_workload, candidates,
+                           {i for i in candidates if usable(catalog.implementations[i])})
     if default is None:
         return [_empty(catalog, family, candidates)]
     impls = [{"id": i, "name": catalog.implementations[i].name} for i in candidates]

@@ -1,11 +1,12 @@
-"""One function per page kind: catalog + entries in, a page model (plain dict) out."""
+"""One function per page kind: catalog + entries in, a page model (plain dict) out.
+
+Family, run and index pages here; compare, history, challenges, implementation and hardware
+pages in their own modules (compare.py, history.py, challenges.py, profiles.py)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from . import charts
-from .derive import Entry, cohorts, ranked, usable
+from .derive import Entry, ranked, usable
 from .floors import bytes_moved
 from .load import Catalog
 from .schema import Family
@@ -185,58 +186,6 @@ def run_page(catalog: Catalog, lr, entries: list[Entry]) -> dict:
     }
 
 
-def history_pages(catalog: Catalog, entries: list[Entry]) -> list[dict]:
-    """One page per (family, workload, hardware): every result over time, records marked."""
-    groups: dict[tuple, list[Entry]] = defaultdict(list)
-    for e in entries:
-        groups[(e.family.id, e.workload.id, e.hardware.id)].append(e)
-    pages = []
-    for (fid, wid, hid), group in sorted(groups.items()):
-        family = catalog.families[fid]
-        group.sort(key=lambda e: (e.observed, e.lr.path, e.index))
-        best: dict[str, float] = {}
-        rows = []
-        for e in group:
-            view = entry_view(e)
-            proto = e.run.protocol.id
-            ok = e.result.status == "ok" and not [r for r in e.reasons if "superseded" in r] and not e.reasons
-            is_record = bool(ok and e.time_us and (proto not in best or e.time_us < best[proto]))
-            if is_record:
-                best[proto] = e.time_us
-            rows.append(dict(view, record_set=is_record))
-        pages.append({
-            "family": fid, "family_title": family.title, "workload": wid,
-            "workload_label": workload_label(family, next(w for w in family.workloads if w.id == wid)),
-            "hardware": hid, "hardware_name": catalog.hardware[hid].name,
-            "url": history_url(fid, wid, hid), "rows": rows,
-            "chart": charts.history_chart(rows),
-        })
-    return pages
-
-
-def challenges(catalog: Catalog, entries: list[Entry]) -> list[dict]:
-    """What is missing, per family, with the command that would fill it."""
-    out = []
-    for fid, family in sorted(catalog.families.items()):
-        mine = [e for e in entries if e.family.id == fid]
-        have = {(e.workload.id, e.hardware.id) for e in mine if e.eligible}
-        missing = [{"workload": workload_label(family, w), "workload_id": w.id, "hardware": h.name,
-                    "command": f"kernel-records run --family {fid} --workload {w.id}"}
-                   for w in family.workloads for hid, h in sorted(catalog.hardware.items())
-                   if (w.id, hid) not in have]
-        measured = {e.implementation.id for e in mine if e.run.trust == "measured"}
-        never = [{"id": i, "name": catalog.implementations[i].name,
-                  "command": f"kernel-records run --family {fid} --implementation {i}"}
-                 for i in sorted({e.implementation.id for e in mine} | {family.baseline}) if i not in measured]
-        failed = [dict(entry_view(e), workload_label=workload_label(family, e.workload),
-                       command=f"kernel-records run --family {fid} --implementation {e.implementation.id} "
-                               f"--workload {e.workload.id}")
-                  for e in mine if e.superseded_by is None and e.result.status not in ("ok",)]
-        out.append({"id": fid, "title": family.title, "missing": missing, "never_measured": never,
-                    "failed": failed})
-    return out
-
-
 def index_page(catalog: Catalog, entries: list[Entry]) -> list[dict]:
     rows = []
     for fid, family in sorted(catalog.families.items()):
@@ -247,30 +196,3 @@ def index_page(catalog: Catalog, entries: list[Entry]) -> list[dict]:
                      "hardware": sorted({e.hardware.name for e in mine}),
                      "implementations": len({e.implementation.id for e in mine})})
     return rows
-
-
-def implementation_page(catalog: Catalog, impl, entries: list[Entry]) -> dict:
-    mine = [e for e in entries if e.implementation.id == impl.id]
-    groups = cohorts(entries)
-    rows = []
-    for e in sorted(mine, key=lambda e: (e.family.id, e.workload.id, e.hardware.id, e.run.protocol.id)):
-        if e.superseded_by is not None:
-            continue
-        group = ranked(groups[e.cohort])
-        rank = next((i + 1 for i, x in enumerate(group) if x is e), None)
-        rows.append(dict(entry_view(e, group[0] if group else None), rank=rank, of=len(group),
-                         family_title=e.family.title, workload_label=workload_label(e.family, e.workload)))
-    return {"record": impl.model_dump(mode="json"), "id": impl.id, "name": impl.name, "rows": rows,
-            "usable": usable(impl)}
-
-
-def hardware_page(catalog: Catalog, hw, entries: list[Entry]) -> dict:
-    mine = [e for e in entries if e.hardware.id == hw.id]
-    runs = {}
-    for e in mine:
-        runs.setdefault(e.lr.path, {"url": run_url(e.lr), "family": e.family.title, "trust_label": TRUST_LABEL[e.run.trust],
-                                    "observed": e.observed.date().isoformat(), "results": len(e.run.results),
-                                    "copy_bandwidth_gbps": e.run.environment.copy_bandwidth_gbps if e.run.environment else None})
-    return {"record": hw.model_dump(mode="json"), "id": hw.id, "name": hw.name,
-            "copy_bandwidth_gbps": copy_bandwidths(catalog).get(hw.id),
-            "runs": sorted(runs.values(), key=lambda r: r["observed"], reverse=True)}

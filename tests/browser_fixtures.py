@@ -8,6 +8,7 @@ in CI (CI=true), so a missing browser never passes silently there.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import http.server
 import os
@@ -30,7 +31,7 @@ PHONE = {"width": 390, "height": 844}
 
 def _need_browser():
     try:
-        import playwright.sync_api  # noqa: F401
+        import playwright.sync_api  # noqa: F401  (only: is it installed)
     except ImportError:  # pragma: no cover
         if os.environ.get("CI"):
             pytest.fail("playwright is not installed: pip install -e '.[test]'")
@@ -46,34 +47,73 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+# Test modules import these fixtures; pytest then holds one copy per module, so what is
+# expensive (the builds, the servers, the browser) is made once per process here and shared.
+_SHARED: dict = {}
+
+
+def _once(name, make):
+    if name not in _SHARED:
+        _SHARED[name] = make()
+    return _SHARED[name]
+
+
 @pytest.fixture(scope="session")
 def served_site(tmp_path_factory):
     """The committed records built into <tmp>/kernel-records/, served from <tmp>/: the site
-    lives under a sub-path, as on GitHub Pages. Yields (site folder, base URL)."""
-    from site_builder.build import build
+    lives under a sub-path, as on GitHub Pages. Returns (site folder, base URL)."""
+    def make():
+        from site_builder.build import build
 
-    top = tmp_path_factory.mktemp("served")
-    site = top / SUBPATH
-    build(RECORDS, site)
-    with _serve(top) as url:
-        yield site, f"{url}/{SUBPATH}/"
+        top = tmp_path_factory.mktemp("served")
+        site = top / SUBPATH
+        build(RECORDS, site)
+        return site, f"{_serve(top).start()}/{SUBPATH}/"
+
+    return _once("served", make)
 
 
 @pytest.fixture(scope="session")
 def large_site(tmp_path_factory):
-    """The committed records plus a synthetic measured run of realistic size (six
-    implementations × every workload, two dates), built and served under a sub-path."""
-    from site_builder.build import build
-    from synthetic import add_synthetic_runs
+    """The committed families, implementations, hardware and reported runs plus a synthetic
+    measured run of realistic size (six implementations × every workload, two dates), built and
+    served under a sub-path."""
+    def make():
+        from site_builder.build import build
+        from synthetic import add_synthetic_runs, stable_records
 
-    top = tmp_path_factory.mktemp("large")
-    records = top / "records"
-    shutil.copytree(RECORDS, records)
-    add_synthetic_runs(records)
-    site = top / "www" / SUBPATH
-    build(records, site)
-    with _serve(top / "www") as url:
-        yield site, f"{url}/{SUBPATH}/"
+        top = tmp_path_factory.mktemp("large")
+        records = stable_records(RECORDS, top / "records")
+        add_synthetic_runs(records)
+        site = top / "www" / SUBPATH
+        build(records, site)
+        return site, f"{_serve(top / 'www').start()}/{SUBPATH}/"
+
+    return _once("large", make)
+
+
+@pytest.fixture(scope="session")
+def budget_site(tmp_path_factory):
+    """A realistic family page: the committed records when they already hold a measured run of
+    at least six implementations over every workload (then every such run is refreshed twice
+    more, as the site looks after more runs), else the synthetic measured run added to them."""
+    def make():
+        from site_builder.build import build
+        from synthetic import add_synthetic_runs, grow_history, measured_breadth
+
+        top = tmp_path_factory.mktemp("budget")
+        records = top / "records"
+        shutil.copytree(RECORDS, records)
+        impls, workloads = measured_breadth(records)
+        if impls >= 6 and workloads >= 24:
+            grow_history(records)
+        else:
+            add_synthetic_runs(records)
+        site = top / "www" / SUBPATH
+        build(records, site)
+        return site, f"{_serve(top / 'www').start()}/{SUBPATH}/"
+
+    return _once("budget", make)
 
 
 class _serve:
@@ -82,24 +122,30 @@ class _serve:
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> str:
+    def start(self) -> str:
+        """Serve until the test process ends (a daemon thread)."""
         self.thread.start()
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+
+def _launch():
+    from playwright.sync_api import sync_playwright
+
+    driver = sync_playwright().start()
+    chromium = driver.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+    def stop():
+        chromium.close()
+        driver.stop()
+
+    atexit.register(stop)
+    return chromium
 
 
 @pytest.fixture(scope="session")
 def browser():
     _need_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+    return _once("browser", _launch)
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ the floor, derived from the family's own declared tensors: nothing here knows a 
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 from pathlib import Path
 
@@ -75,6 +76,56 @@ def add_synthetic_runs(records: Path, hardware: str | None = None) -> dict:
             path.write_text(yaml.safe_dump(run, sort_keys=False, allow_unicode=True), encoding="utf-8")
             written.append(path)
     return {"hardware": hw_id, "implementations": ids, "runs": written}
+
+
+def stable_records(source: Path, dest: Path) -> Path:
+    """A copy of `source` without its measured runs: the tests that read exact values off the
+    synthetic records stay true when new measured records are committed."""
+    import shutil
+
+    shutil.copytree(source, dest)
+    for lr in load_catalog(dest).runs:
+        if lr.run.trust == "measured":
+            (dest / lr.path).unlink()
+    return dest
+
+
+def measured_breadth(records: Path) -> tuple[int, int]:
+    """(implementations, workloads) of the widest measured run on record."""
+    best = (0, 0)
+    for lr in load_catalog(records).runs:
+        if lr.run.trust == "measured":
+            ok = [r for r in lr.run.results if r.status == "ok"]
+            best = max(best, (len({r.implementation for r in ok}), len({r.workload for r in ok})))
+    return best
+
+
+def grow_history(records: Path, refreshes: int = 2) -> list[Path]:
+    """Copy every measured run as `refreshes` later runs (one day apart, 2 % faster each time):
+    the site after more refreshes of the same kernels."""
+    records = Path(records)
+    catalog = load_catalog(records)
+    written = []
+    for lr in [lr for lr in catalog.runs if lr.run.trust == "measured"]:
+        data = yaml.safe_load((records / lr.path).read_text(encoding="utf-8"))
+        for n in range(1, refreshes + 1):
+            when = lr.run.observed_at + dt.timedelta(days=n)
+            if when > dt.datetime.now(dt.timezone.utc):
+                when = lr.run.observed_at + dt.timedelta(seconds=n)
+            copy = dict(data, observed=when.strftime("%Y-%m-%dT%H:%M:%SZ"))
+            copy["results"] = [_faster(r, 0.98 ** n) for r in data["results"]]
+            path = records / lr.path.replace(".yaml", f"-refresh{n}.yaml")
+            path.write_text(yaml.safe_dump(copy, sort_keys=False, allow_unicode=True), encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def _faster(result: dict, scale: float) -> dict:
+    out = dict(result)
+    for clock in ("device_us", "e2e_us"):
+        if out.get(clock):
+            out[clock] = {k: (round(v * scale, 4) if k != "samples" else v) for k, v in out[clock].items()}
+    return out
 
 
 if __name__ == "__main__":  # python tests/synthetic.py RECORDS_COPY

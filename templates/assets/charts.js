@@ -8,22 +8,23 @@
   var root = document.documentElement.getAttribute("data-root") || "";
   var libs = ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js"];
   var state = "idle", waiting = [];
+  function set(s) { state = s; document.documentElement.setAttribute("data-charts", s); }
 
   function loadLibs(then) {
     if (state === "ready") return then();
     waiting.push(then);
     if (state !== "idle") return;
-    state = "loading";
+    set("loading");
     (function next(i) {
       if (i === libs.length) {
-        state = "ready";
+        set("ready");
         waiting.splice(0).forEach(function (f) { f(); });
         return;
       }
       var s = document.createElement("script");
       s.src = root + "assets/vendor/" + libs[i];
       s.onload = function () { next(i + 1); };
-      s.onerror = function () { state = "failed"; };
+      s.onerror = function () { set("failed"); };
       document.head.appendChild(s);
     })(0);
   }

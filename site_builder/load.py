@@ -142,6 +142,13 @@ def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
                                     _known("implementations", implementations)))
     for doc, shown in raw_runs:
         _check_run_refs(doc, families, implementations, hardware, shown, problems, broken)
+    run_names: dict[str, str] = {}
+    for lr in sorted(runs, key=lambda lr: lr.path):  # their pages would share one file on macOS and Windows
+        first = run_names.setdefault(lr.path.lower(), lr.path)
+        if first != lr.path:
+            problems.append(Problem(_shown(root / lr.path, root), 1,
+                                    f"run file name differs only in case from {first.rsplit('/', 1)[-1]!r}",
+                                    "rename one: file names must be unique, ignoring case"))
     if problems:
         raise RecordErrors(problems)
     runs.sort(key=lambda lr: (lr.run.observed_at, lr.path))

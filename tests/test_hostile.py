@@ -219,6 +219,10 @@ def _symlink_loop(root):
     os.symlink("loop.yaml", root / "records" / "hardware" / "loop.yaml")
 
 
+def _run_case_collision(root):
+    add(root, RUN.replace("2026-04-07-liger-v0.7.0", "2026-04-07-LIGER-v0.7.0"), (root / "records" / RUN).read_text())
+
+
 def _negative_nan(root):
     add_run(root, "results:\n  - {implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: .nan}}\n")
 
@@ -292,6 +296,9 @@ REFUSED = [
                               "records folder — replace the link with the files themselves"),
     (_symlink_loop, "records/hardware/loop.yaml:1: cannot read the file: Too many levels of symbolic links — "
                     "replace it with a plain text file"),
+    (_run_case_collision, "records/runs/fused-add-rmsnorm/h100-sxm/2026-04-07-liger-v0.7.0.yaml:1: run file name "
+                          "differs only in case from '2026-04-07-LIGER-v0.7.0.yaml' — rename one: file names must be "
+                          "unique, ignoring case"),
     (_negative_nan, f"records/{NEW_RUN}:9: `results.0.e2e_us.median`: Input should be a finite number — correct "
                     "the value (see the record's JSON Schema)"),
     (_unknown_implementation, f"records/{NEW_RUN}:9: unknown implementation 'rm-rf-everything' — use one of the "

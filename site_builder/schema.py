@@ -67,7 +67,17 @@ HttpUrl = Annotated[str, AfterValidator(_http_url), Field(json_schema_extra={  #
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 ShortText = Annotated[str, StringConstraints(min_length=1, max_length=200)]
-Markdown = Annotated[str, StringConstraints(max_length=20_000)]
+MAX_MARKDOWN_BRACKETS = 500
+
+
+def _markdown_budget(value: str) -> str:
+    # Python-Markdown's link parsing is quadratic in `[`: 20,000 of them take a minute to render.
+    if value.count("[") > MAX_MARKDOWN_BRACKETS:
+        raise ValueError(f"more than {MAX_MARKDOWN_BRACKETS} `[` in one text — write fewer links")
+    return value
+
+
+Markdown = Annotated[str, StringConstraints(max_length=20_000), AfterValidator(_markdown_budget)]
 Version = Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=r"^[\w.+\-]+$")]
 
 

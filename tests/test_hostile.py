@@ -223,6 +223,10 @@ def _run_case_collision(root):
     add(root, RUN.replace("2026-04-07-liger-v0.7.0", "2026-04-07-LIGER-v0.7.0"), (root / "records" / RUN).read_text())
 
 
+def _markdown_bracket_bomb(root):  # would take a minute to render: refused before rendering
+    edit(root, RUN, "notes: Figures", "notes: \"" + "[" * 19_000 + "\"  # Figures")
+
+
 def _negative_nan(root):
     add_run(root, "results:\n  - {implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: .nan}}\n")
 
@@ -299,6 +303,7 @@ REFUSED = [
     (_run_case_collision, "records/runs/fused-add-rmsnorm/h100-sxm/2026-04-07-liger-v0.7.0.yaml:1: run file name "
                           "differs only in case from '2026-04-07-LIGER-v0.7.0.yaml' — rename one: file names must be "
                           "unique, ignoring case"),
+    (_markdown_bracket_bomb, f"records/{RUN}:26: notes: more than 500 `[` in one text — write fewer links"),
     (_negative_nan, f"records/{NEW_RUN}:9: `results.0.e2e_us.median`: Input should be a finite number — correct "
                     "the value (see the record's JSON Schema)"),
     (_unknown_implementation, f"records/{NEW_RUN}:9: unknown implementation 'rm-rf-everything' — use one of the "

@@ -13,7 +13,13 @@ from conftest import RECORDS, SECOND
 
 
 @pytest.fixture(scope="module")
-def seed():
+def seed(seed_records):
+    catalog = load_catalog(seed_records)
+    return catalog, build_entries(catalog)
+
+
+@pytest.fixture(scope="module")
+def full():
     catalog = load_catalog(RECORDS)
     return catalog, build_entries(catalog)
 
@@ -105,3 +111,31 @@ def test_matrix_notes_unmeasured_hardware(seed):
     cells = {c["hardware"]: c for c in headline["cells"]}
     assert cells["h100-sxm"]["missing"] is False and cells["h100-sxm"]["name"] == "Liger fused"
     assert {c["hardware"] for c in headline["cells"]} == set(catalog.hardware)
+
+
+def test_measured_cohort_ranks_the_newest_run_by_device_time(full):
+    """On the committed H200 runs: each implementation's newest ok result ranks, ordered by
+    its device-time median; older results of the same implementation are superseded."""
+    catalog, entries = full
+    measured = [e for e in entries if e.run.trust == "measured" and e.workload.id == "r2048-h4096-bf16"]
+    assert measured, "the committed records hold measured H200 runs"
+    newest: dict[str, object] = {}
+    for e in sorted(measured, key=lambda e: (e.observed, e.lr.path)):
+        newest[e.implementation.id] = e
+    expected = sorted((e for e in newest.values() if e.result.status == "ok" and e.result.correctness.passed),
+                      key=lambda e: (e.result.device_us.median, e.implementation.id))
+    group = cohorts(entries)[expected[0].cohort]
+    ranked = [e for e in group if e.eligible]
+    assert [e.implementation.id for e in ranked] == [e.implementation.id for e in expected]
+    assert [e.time_us for e in ranked] == [e.result.device_us.median for e in expected]
+    for e in measured:
+        if e is not newest[e.implementation.id]:
+            assert e.superseded_by is not None and not e.eligible
+        assert e.measured_floor is not None
+        assert e.measured_floor.bandwidth_gbps == e.run.environment.copy_bandwidth_gbps
+
+
+def test_failed_and_unsupported_measured_results_are_not_ranked(full):
+    catalog, entries = full
+    bad = [e for e in entries if e.run.trust == "measured" and e.result.status != "ok"]
+    assert bad and all(not e.eligible for e in bad)

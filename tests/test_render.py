@@ -58,7 +58,8 @@ def test_fastest_by_language(built_site):
 
 
 def test_floor_table_shows_the_datasheet_floor_and_distance(built_site):
-    row = soup(built_site, FAMILY).find("tr", attrs={"data-workload": "r2048-h1024-fp32"})
+    row = soup(built_site, FAMILY).find("tr", attrs={
+        "data-workload": "r2048-h1024-fp32", "data-cohort": "r2048-h1024-fp32--h100-sxm--liger-benchmark-scripts"})
     cells = [td.get_text(" ", strip=True) for td in row.find_all("td")]
     assert cells[2] == "33.6 MB"
     assert cells[3] == "10.0 µs"
@@ -157,7 +158,7 @@ def _targets(site: Path):
                 yield page, ref, tag
 
 
-@pytest.mark.parametrize("site_fixture", ["built_site", "built_second"])
+@pytest.mark.parametrize("site_fixture", ["built_site", "built_second", "built_full"])
 def test_every_internal_link_resolves(site_fixture, request):
     site = request.getfixturevalue(site_fixture)
     ids: dict[Path, set] = {}
@@ -176,6 +177,30 @@ def test_every_internal_link_resolves(site_fixture, request):
             assert parts.fragment in ids[target], f"{page.relative_to(site)}: missing anchor {ref}"
         checked += 1
     assert checked > 100
+
+
+def test_measured_results_show_trust_floor_clocks_and_spread(built_full):
+    """The committed H200 runs on the family page: measured-here cohort first, both clocks,
+    the spread, and each result's fraction of the measured-copy floor."""
+    from site_builder.load import load_catalog
+
+    catalog = load_catalog(RECORDS)
+    newest = [lr for lr in catalog.runs if lr.run.trust == "measured"][-1]
+    result = next(r for r in newest.run.results
+                  if r.workload == "r2048-h4096-bf16" and r.implementation == "kr-triton")
+    page = soup(built_full, FAMILY)
+    table = page.find("table", attrs={"data-cohort": "r2048-h4096-bf16--h200--kr-device-cold-l2"})
+    row = table.find("tr", attrs={"data-impl": "kr-triton"})
+    body = text(row)
+    from site_builder.render import fmt_us
+    assert fmt_us(result.device_us.median) in body
+    assert fmt_us(result.e2e_us.median) in body
+    assert "Measured here" in body and "of copy" in body
+    assert f"{fmt_us(result.device_us.p20)}–{fmt_us(result.device_us.p80)}" in body
+    assert text(page.find(id="source-native")).startswith("GPU NVIDIA H200")
+    run_page = text(soup(built_full, f"runs/fused-add-rmsnorm/h200/{newest.id}.html"))
+    for item in ["gpu NVIDIA H200", "copy_bandwidth_gbps", "package liger-kernel", "passed", "seed 1234"]:
+        assert item in run_page, item
 
 
 def test_same_records_build_identical_bytes(tmp_path):

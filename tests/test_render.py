@@ -197,7 +197,7 @@ def test_measured_results_show_trust_floor_clocks_and_spread(built_full):
     assert fmt_us(result.e2e_us.median) in body
     assert "Measured here" in body and "of copy" in body
     assert f"{fmt_us(result.device_us.p20)}–{fmt_us(result.device_us.p80)}" in body
-    assert text(page.find(id="source-native")).startswith("GPU NVIDIA H200")
+    assert text(page.find(id="source-native").find("p")).startswith("GPU NVIDIA H200")
     run_page = text(soup(built_full, f"runs/fused-add-rmsnorm/h200/{newest.id}.html"))
     for item in ["gpu NVIDIA H200", "copy_bandwidth_gbps", "package liger-kernel", "passed", "seed 1234"]:
         assert item in run_page, item

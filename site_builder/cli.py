@@ -43,10 +43,8 @@ def main():
 
 def gpu_present() -> bool:
     """Whether a CUDA GPU can run kernels here (asks torch in a subprocess; False without torch)."""
-    try:
-        from .runner import cuda_available  # the runner keeps torch out of this process
-    except ImportError:  # a checkout without the runner package can only render
-        return False
+    from .runner import cuda_available  # the runner keeps torch out of this process
+
     return cuda_available()
 
 

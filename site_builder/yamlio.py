@@ -13,6 +13,7 @@ import yaml
 
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 32
+MAX_NODES = 100_000
 
 
 class YamlProblem(Exception):
@@ -39,12 +40,18 @@ class Document:
 class _Loader(yaml.SafeLoader):
     """SafeLoader that refuses anchors and aliases as it composes."""
 
+    nodes = 0
+
     def compose_node(self, parent, index):
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise YamlProblem(event.start_mark.line + 1,
                               "YAML anchors and aliases are not allowed in records",
                               "write the repeated values out in full")
+        self.nodes += 1
+        if self.nodes > MAX_NODES:  # composing is slow: a megabyte of tiny values takes many seconds
+            raise YamlProblem(event.start_mark.line + 1, f"more than {MAX_NODES:,} values in one file",
+                              "split the results into several run files")
         return super().compose_node(parent, index)
 
 

@@ -227,6 +227,10 @@ def _markdown_bracket_bomb(root):  # would take a minute to render: refused befo
     edit(root, RUN, "notes: Figures", "notes: \"" + "[" * 19_000 + "\"  # Figures")
 
 
+def _many_values(root):  # under the size limit, but slow to compose
+    add(root, "hardware/many.yaml", "schema_version: 1\nid: many\nname: [" + "1," * 200_000 + "1]\n")
+
+
 def _negative_nan(root):
     add_run(root, "results:\n  - {implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: .nan}}\n")
 
@@ -304,6 +308,8 @@ REFUSED = [
                           "differs only in case from '2026-04-07-LIGER-v0.7.0.yaml' — rename one: file names must be "
                           "unique, ignoring case"),
     (_markdown_bracket_bomb, f"records/{RUN}:26: notes: more than 500 `[` in one text — write fewer links"),
+    (_many_values, "records/hardware/many.yaml:3: more than 100,000 values in one file — split the results into "
+                   "several run files"),
     (_negative_nan, f"records/{NEW_RUN}:9: `results.0.e2e_us.median`: Input should be a finite number — correct "
                     "the value (see the record's JSON Schema)"),
     (_unknown_implementation, f"records/{NEW_RUN}:9: unknown implementation 'rm-rf-everything' — use one of the "

@@ -122,7 +122,7 @@ def main(argv=None) -> None:
     sub = parser.add_subparsers(dest="step", required=True)
     p = sub.add_parser("profile")
     p.add_argument("--records", type=Path, default=Path("records"))
-    p.add_argument("--family", default="fused-add-rmsnorm")
+    p.add_argument("--family", required=True)
     p.add_argument("--implementation", action="append", required=True)
     p.add_argument("--workload", action="append", required=True)
     p.add_argument("--calls", type=int, default=20)

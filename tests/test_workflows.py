@@ -58,6 +58,8 @@ def test_every_pull_request_is_checked_tested_and_built():
     [job] = wf["jobs"].values()
     runs = steps_run(job)
     assert "python3 dev.py test -q" in runs
+    [tests] = [s for s in job["steps"] if s.get("run") == "python3 dev.py test -q"]
+    assert tests["env"]["KR_CHROMIUM"]  # browser tests need a browser there too (see tests/browser_fixtures.py)
     assert ".venv/bin/kernel-records check" in runs
     [strict] = [r for r in runs if "kernel-records check --strict" in r]
     assert 'git diff -z --name-only --diff-filter=AMR "origin/$BASE_REF" HEAD -- records' in strict

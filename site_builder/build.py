@@ -16,7 +16,7 @@ from . import pages
 from .challenges import challenges
 from .compare import compare_family
 from .feed import feed_xml
-from .history import history_pages
+from .history import feed_entries, history_pages
 from .profiles import hardware_profile, implementation_profile
 from .search import search_files
 from .check import record_warnings
@@ -86,7 +86,6 @@ def render_site(records: Path) -> tuple[dict[str, bytes], list]:
 
     nav_families = pages.index_page(catalog, entries)
     common = {"nav_families": nav_families}
-    page("index.html", "index.html", families=nav_families, **common)
     for fid, family in sorted(catalog.families.items()):
         model = pages.family_page(catalog, family, entries)
         page(f"families/{fid}.html", "family.html", f=model, **common)
@@ -105,6 +104,7 @@ def render_site(records: Path) -> tuple[dict[str, bytes], list]:
     for h in history:
         page(h["url"], "history.html", h=h, **common)
     files["feed.xml"] = feed_xml(env, history, catalog)
+    page("index.html", "index.html", families=nav_families, recent=feed_entries(history, catalog)[:8], **common)
     for iid, impl in sorted(catalog.implementations.items()):
         page(f"implementations/{iid}.html", "implementation.html",
              i=implementation_profile(catalog, impl, entries, kernels), **common)

@@ -132,7 +132,10 @@ def _tab_through(page, limit=2000):
     return set(seen)
 
 
-@pytest.mark.parametrize("rel", ["index.html", FAMILY, "compare/fused-add-rmsnorm.html", "challenges.html"])
+@pytest.mark.parametrize("rel", ["index.html", FAMILY, "compare/fused-add-rmsnorm.html", "challenges.html",
+                                 "runs/fused-add-rmsnorm/h100-sxm/2026-04-07-liger-v0.7.0.html",
+                                 "history/fused-add-rmsnorm/r2048-h1024-fp32/h100-sxm.html",
+                                 "implementations/liger-fused.html", "hardware/h200.html", "methodology.html"])
 def test_keyboard_reaches_every_link(served_site, new_page, rel):
     _, base = served_site
     page, _ = new_page()

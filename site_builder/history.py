@@ -1,8 +1,8 @@
 """Record history: one page per (family, workload, hardware) with every result over time, the
 moments a record was set (and by which implementation), and the Atom feed of new records.
 
-A record is set when an eligible result beats the best earlier eligible result of the same
-protocol (the first eligible result of a protocol sets its first record). Dates come from the
+A record is set when a run's fastest eligible result beats the best eligible result of the same
+protocol in earlier runs (the first run with an eligible result sets the first record). Dates come from the
 records, never from the build clock, so the same records build the same feed.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from itertools import groupby
 
 import altair as alt
 import vl_convert as vlc
@@ -43,19 +44,28 @@ def history_pages(catalog: Catalog, entries: list[Entry]) -> list[dict]:
         best: dict[str, float] = {}
         holder: dict[str, dict] = {}
         rows, records = [], []
-        for e in group:
-            view = entry_view(e)
-            proto = e.run.protocol.id
-            record = _is_record(e, best)
-            row = dict(view, record_set=record, previous_us=None, improvement=None, previous_name=None)
-            if record:
-                if proto in best:
-                    row.update(previous_us=best[proto], improvement=best[proto] / e.time_us,
-                               previous_name=holder[proto]["name"])
-                best[proto] = e.time_us
-                holder[proto] = row
-                records.append(dict(row, anchor=f"{e.lr.id}-{e.anchor}"))
-            rows.append(row)
+        for _, batch in groupby(group, key=lambda e: e.lr.path):
+            batch = list(batch)
+            # results of one run are simultaneous: only the run's fastest can set a record
+            setters = {}
+            for e in batch:
+                proto = e.run.protocol.id
+                if _is_record(e, best) and (proto not in setters or e.time_us < setters[proto].time_us):
+                    setters[proto] = e
+            for e in batch:
+                proto = e.run.protocol.id
+                record = setters.get(proto) is e
+                row = dict(entry_view(e), record_set=record, previous_us=None, improvement=None,
+                           previous_name=None, observed_at=e.observed.isoformat().replace("+00:00", "Z"),
+                           observed_label=_when(e))
+                if record:
+                    if proto in best:
+                        row.update(previous_us=best[proto], improvement=best[proto] / e.time_us,
+                                   previous_name=holder[proto]["name"])
+                    best[proto] = e.time_us
+                    holder[proto] = row
+                    records.append(dict(row, anchor=f"{e.lr.id}-{e.anchor}"))
+                rows.append(row)
         label = workload.label or workload_label(family, workload)
         chart = history_chart(rows, label)
         pages.append({
@@ -70,7 +80,7 @@ def history_pages(catalog: Catalog, entries: list[Entry]) -> list[dict]:
 
 def history_chart(rows: list[dict], label: str) -> dict | None:
     """Every ok result as a point (colour: implementation), the record as a step line per protocol."""
-    points = [{"date": r["observed"], "us": r["time_us"], "impl": r["name"], "protocol": r["protocol"],
+    points = [{"date": r["observed_at"], "when": r["observed_label"], "us": r["time_us"], "impl": r["name"], "protocol": r["protocol"],
                "median": fmt_us(r["time_us"]), "record": "new record" if r["record_set"] else "result"}
               for r in rows if r["time_us"] and r["status"] == "ok"]
     if not points:
@@ -80,10 +90,12 @@ def history_chart(rows: list[dict], label: str) -> dict | None:
     # the record line runs on to the newest result, so a record that still stands shows as such
     steps += [dict(s, date=last) for s in _standing(steps) if s["date"] != last]
     y = alt.Y("us:Q", title="median latency (µs, log scale)", scale=alt.Scale(type="log"))
-    x = alt.X("date:T", title="observed", scale=alt.Scale(padding=24),
-              axis=alt.Axis(format="%Y-%m-%d", labelAngle=0, tickCount=6))
+    dates = sorted(p["date"] for p in points)
+    one_day = dates[0][:10] == dates[-1][:10]
+    x = alt.X("date:T", title="observed (UTC)", scale=alt.Scale(type="utc", padding=24),
+              axis=alt.Axis(labelAngle=0, tickCount=6, format="%H:%M" if one_day else "%Y-%m-%d"))
     tooltip = [alt.Tooltip("impl:N", title="implementation"), alt.Tooltip("median:N", title="median"),
-               alt.Tooltip("date:N", title="observed"), alt.Tooltip("protocol:N", title="protocol"),
+               alt.Tooltip("when:N", title="observed"), alt.Tooltip("protocol:N", title="protocol"),
                alt.Tooltip("record:N", title="")]
     line = (alt.Chart(alt.Data(values=steps)).mark_line(interpolate="step-after", color="#777", strokeWidth=1.5)
             .encode(x=x, y=y, detail="protocol:N"))
@@ -103,6 +115,14 @@ def history_chart(rows: list[dict], label: str) -> dict | None:
     spec = chart.to_dict()
     svg = slim_svg(vlc.vegalite_to_svg(spec)).replace('class="marks"', 'class="marks" role="img"', 1)
     return {"svg": svg, "spec": spec}
+
+
+def _when(e: Entry) -> str:
+    """The date, and the time of day when the record gives one (runs of one day told apart)."""
+    value = e.run.observed
+    if hasattr(value, "hour"):
+        return e.observed.strftime("%Y-%m-%d %H:%M UTC")
+    return e.observed.date().isoformat()
 
 
 def _standing(steps: list[dict]) -> list[dict]:

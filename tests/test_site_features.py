@@ -114,7 +114,7 @@ def test_history_marks_when_each_record_was_set_and_by_whom(large):
     page = soup(site, f"history/{FAMILY_ID}/r2048-h1024-fp32/h200.html")
     events = page.find(id="record-events").find("tbody").find_all("tr")
     cells = [[c.get_text(" ", strip=True) for c in tr.find_all("td")] for tr in events]
-    assert [c[0] for c in cells] == ["2026-11-28", "2026-11-20"]  # newest first
+    assert [c[0] for c in cells] == ["2026-11-28 10:00 UTC", "2026-11-20 10:00 UTC"]  # newest first
     assert cells[0][1] == "Synthetic kernel 1" and cells[0][4].endswith("×") and cells[1][4] == "first"
     assert cells[0][5].startswith("Synthetic kernel 1 ·")  # the record it beat
     assert page.find(id="current").find(class_="big").get_text() == cells[0][3]

@@ -197,3 +197,11 @@ def test_hardware_page_shows_datasheet_copy_bandwidth_and_what_was_measured(larg
     assert "Synthetic kernel 1" in text(best[0])
     h100 = text(soup(reported, "hardware/h100-sxm.html").find(id="measured"))
     assert "not measured yet" in h100
+
+
+def test_within_one_run_only_the_fastest_sets_a_record(reported):
+    page = soup(reported, f"history/{FAMILY_ID}/r2048-h1024-fp32/h100-sxm.html")
+    events = page.find(id="record-events").find("tbody").find_all("tr")
+    assert [[c.get_text(" ", strip=True) for c in tr.find_all("td")][1] for tr in events] == ["Liger fused"]
+    rows = page.find(id="history").find("tbody").find_all("tr")
+    assert len(rows) == 2 and sum("new record" in tr.get_text() for tr in rows) == 1

@@ -10,7 +10,8 @@ warnings are about records that are valid but probably wrong or out of date:
 - a measured result whose `kernel_sha` is not the hash of the implementation's current
   source in `kernels/<family>/` (the code changed since: the number is stale), or whose
   implementation has no registered code there any more;
-- a `TODO` left in a record (the scaffolds of `kernel-records new` mark what to fill in).
+- a `TODO` left in a record (the scaffolds of `kernel-records new` mark what to fill in);
+- a record whose first line does not point editors at its JSON Schema.
 
 Version and hash warnings concern only the results that rank: a superseded result is history.
 """
@@ -26,6 +27,7 @@ from .derive import Entry, build_entries
 from .errors import Problem
 from .kernel_hash import registered, sha_of
 from .load import Catalog, _shown, load_catalog, record_files
+from .schemas import KIND_OF_FOLDER, schema_line
 
 
 @dataclass
@@ -78,8 +80,27 @@ def record_warnings(catalog: Catalog, entries: list[Entry], records: Path,
             if e.family.id not in code:
                 code[e.family.id] = registered(kernels, e.family.id)
             out.extend(_hash_warning(e, shown, code[e.family.id], kernels))
-    out.extend(placeholder_warnings(records, [p for p in record_files(records) if wanted(p)]))
+    files = [p for p in record_files(records) if wanted(p)]
+    out.extend(placeholder_warnings(records, files))
+    out.extend(schema_line_warnings(records, files))
     return sorted(set(out))
+
+
+def schema_line_warnings(records: Path, files) -> list[Problem]:
+    """A record should start with the line that lets editors validate it against its schema."""
+    out = []
+    for path in files:
+        rel = path.relative_to(records).as_posix()
+        if rel.split("/", 1)[0] not in KIND_OF_FOLDER:
+            continue
+        expected = schema_line(rel)
+        with open(path, encoding="utf-8") as handle:
+            first = handle.readline().rstrip("\r\n")
+        if first != expected:
+            out.append(Problem(_shown(path, records), 1, "the first line does not name the record's JSON Schema",
+                               f"make `{expected}` the first line, so editors check the record as you type",
+                               "warning"))
+    return out
 
 
 def placeholder_warnings(records: Path, files=None) -> list[Problem]:

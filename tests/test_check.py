@@ -11,12 +11,20 @@ from click.testing import CliRunner
 from site_builder.check import check
 from site_builder.cli import main
 from site_builder.kernel_hash import kernel_sha, registered, sha_of
+from site_builder.schemas import schema_line
 
 from conftest import RECORDS
 
 from conftest import write
 
 RUN = "runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml"
+
+
+def write_run(root, text):
+    """conftest.write, then the schema line first, as every record has it."""
+    path = write(root, RUN, text)
+    path.write_text(schema_line(RUN) + "\n" + path.read_text())
+    return path
 
 
 def cli(*args):
@@ -50,7 +58,8 @@ OK_LIGER = ("{implementation: liger-fused, workload: r2048-h1024-fp32, device_us
 
 def mine(report):
     """The warnings about the run file this test wrote (the committed records may have their own)."""
-    return [w for w in report.warnings if w.path.endswith("2026-05-01-test.yaml")]
+    return [w for w in report.warnings if w.path.endswith("2026-05-01-test.yaml")
+            and not w.message.startswith("the first line does not name")]  # files written here lack it
 
 
 def test_the_committed_records_pass_check():
@@ -64,7 +73,7 @@ def test_the_committed_records_pass_check():
 
 
 def test_strict_on_some_paths_counts_only_their_warnings(records_copy):
-    write(records_copy, RUN, """
+    write_run(records_copy, """
         schema_version: 1
         family: fused-add-rmsnorm
         hardware: h100-sxm
@@ -80,11 +89,11 @@ def test_strict_on_some_paths_counts_only_their_warnings(records_copy):
     for target in (records_copy / RUN, records_copy / "runs"):
         result = cli("check", "--strict", "--records", str(records_copy), str(target))
         assert result.exit_code == 1
-        assert "2026-05-01-test.yaml:9: warning: liger-fused on r2048-h1024-fp32" in result.output
+        assert "2026-05-01-test.yaml:10: warning: liger-fused on r2048-h1024-fp32" in result.output
 
 
 def test_errors_are_listed_with_file_line_and_fix(records_copy):
-    write(records_copy, RUN, """
+    write_run(records_copy, """
         schema_version: 1
         family: fused-add-rmsnorm
         hardware: h100-sxm
@@ -98,16 +107,16 @@ def test_errors_are_listed_with_file_line_and_fix(records_copy):
     result = CliRunner().invoke(main, ["check", "--records", str(records_copy)])
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert ("records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:9: `results.0.e2e_us.median` "
+    assert ("records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:10: `results.0.e2e_us.median` "
             "must be greater than 0.0, got -3 — times and sizes are positive; a failed run is recorded "
             "with status: failed and an error") in lines
-    assert any(line.startswith("records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:9: "
+    assert any(line.startswith("records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:10: "
                                "unknown implementation 'nobody'") for line in lines)
     assert lines[-1] == "2 problems found; nothing was written."
 
 
 def test_a_result_below_the_floor_is_a_warning_and_fails_strict(records_copy):
-    write(records_copy, RUN, """
+    write_run(records_copy, """
         schema_version: 1
         family: fused-add-rmsnorm
         hardware: h100-sxm
@@ -120,7 +129,7 @@ def test_a_result_below_the_floor_is_a_warning_and_fails_strict(records_copy):
         """)
     [warning] = mine(check(records_copy))
     assert str(warning) == (
-        "records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:9: warning: liger-fused on "
+        "records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:10: warning: liger-fused on "
         "r2048-h1024-fp32: end-to-end time 0.0205 µs is below the floor of 10 µs on h100-sxm "
         "(33,558,528 bytes at 3,350 GB/s); it is not ranked — check the unit (µs, not ms), the "
         "workload and the hardware of this result")
@@ -218,7 +227,7 @@ def test_the_hash_is_the_runners(tmp_path):
 
 
 def test_build_prints_the_same_warnings(records_copy, tmp_path):
-    write(records_copy, RUN, """
+    write_run(records_copy, """
         schema_version: 1
         family: fused-add-rmsnorm
         hardware: h100-sxm
@@ -233,3 +242,13 @@ def test_build_prints_the_same_warnings(records_copy, tmp_path):
         main, ["build", "--no-run", "--records", str(records_copy), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "warning: liger-fused on r2048-h1024-fp32: end-to-end time 0.0205 µs" in result.stderr
+
+
+def test_a_record_without_its_schema_line_is_a_warning(records_copy):
+    path = records_copy / "hardware" / "h200.yaml"
+    path.write_text("\n".join(path.read_text().splitlines()[1:]) + "\n")
+    [warning] = check(records_copy, only=[path]).warnings
+    assert str(warning) == (
+        "records/hardware/h200.yaml:1: warning: the first line does not name the record's JSON Schema — make "
+        "`# yaml-language-server: $schema=../../schema/hardware.schema.json` the first line, so editors check "
+        "the record as you type")

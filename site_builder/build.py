@@ -93,6 +93,7 @@ def render_site(records: Path) -> tuple[dict[str, bytes], list]:
         files[f"families/{fid}.csv"] = family_csv(fid, model)
         for c in compare_family(catalog, family, entries):
             page(c["url"], "compare.html", c=c, **common)
+            files[c["url"].replace(".html", ".json")] = to_json(c)
     for lr in catalog.runs:
         model = pages.run_page(catalog, lr, entries)
         base = f"runs/{lr.run.family}/{lr.run.hardware}/{lr.id}"
@@ -103,6 +104,7 @@ def render_site(records: Path) -> tuple[dict[str, bytes], list]:
     history = history_pages(catalog, entries)
     for h in history:
         page(h["url"], "history.html", h=h, **common)
+        files[h["url"].replace(".html", ".json")] = to_json(h)
     files["feed.xml"] = feed_xml(env, history, catalog)
     page("index.html", "index.html", families=nav_families, recent=feed_entries(history, catalog)[:8], **common)
     for iid, impl in sorted(catalog.implementations.items()):

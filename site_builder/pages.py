@@ -59,13 +59,16 @@ def family_page(catalog: Catalog, family: Family, entries: list[Entry]) -> dict:
 def _fastest_usable(headline: list[dict]) -> dict | None:
     """The primary cohort's fastest usable result at the headline workload, and the others'."""
     picks = []
+    faster_unusable = None
     for c in headline:
         row = next((r for r in c["rows"] if r["usable"]), None)
         if row:
             picks.append(dict(row, cohort_hardware=c["hardware_name"], cohort_protocol=c["protocol"]))
+            if not picks[1:] and row["rank"] > 1:  # the primary cohort's #1 has no install recipe
+                faster_unusable = c["rows"][0]
     if not picks:
         return None
-    return {"primary": picks[0], "others": picks[1:]}
+    return {"primary": picks[0], "others": picks[1:], "faster_unusable": faster_unusable}
 
 
 def _by_language(headline: list[dict]) -> list[dict]:

@@ -217,3 +217,25 @@ def test_engine_has_no_family_specific_code():
         source = path.read_text(encoding="utf-8").lower()
         for word in ("rmsnorm", "rms_norm", '"hidden"', "'hidden'"):
             assert word not in source, f"{path.name} mentions {word!r}"
+
+
+def test_fastest_usable_names_a_faster_result_without_install_recipe(built_full):
+    """When the cohort's #1 has no install command, the card shows the fastest installable one
+    and names the faster one beside it, so no number is hidden."""
+    from site_builder.derive import build_entries, cohorts
+    from site_builder.load import load_catalog
+
+    catalog = load_catalog(RECORDS)
+    entries = build_entries(catalog)
+    page = soup(built_full, FAMILY).find(id="fastest")
+    headline = catalog.families["fused-add-rmsnorm"].headline
+    group = [e for k, g in cohorts(entries).items() if k.workload == headline and k.hardware == "h200"
+             for e in g if e.eligible]
+    first = group[0]
+    usable = next(e for e in group if e.implementation.install)
+    assert usable.implementation.name in text(page.find(class_="card"))
+    note = page.find(id="fastest-not-installable")
+    if first is usable:
+        assert note is None
+    else:
+        assert first.implementation.name in text(note)

@@ -8,10 +8,10 @@ import altair as alt
 import vl_convert as vlc
 
 from .derive import Entry
+from .schema import DTYPE_SHORT
 from .render import fmt_us
 from .svgslim import slim_svg
 
-DTYPE_SHORT = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16", "float64": "fp64"}
 WIDTH, HEIGHT = 560, 280
 
 

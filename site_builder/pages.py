@@ -6,7 +6,7 @@ pages in their own modules (compare.py, history.py, challenges.py, profiles.py).
 from __future__ import annotations
 
 from . import charts
-from .derive import Entry, ranked, usable
+from .derive import Entry, usable
 from .floors import bytes_moved
 from .load import Catalog
 from .schema import Family
@@ -28,7 +28,7 @@ def family_page(catalog: Catalog, family: Family, entries: list[Entry]) -> dict:
             "cohorts": [cohort_view(k, g, family, copy_bw) for k, g in items],
         })
 
-    headline = [cohort_view(k, g, family, copy_bw) for k, g in per_workload.get(family.headline, [])]
+    headline = next(lb["cohorts"] for lb in leaderboards if lb["headline"])
     return {
         "id": family.id, "title": family.title, "tag": family.tag, "summary": family.summary,
         "eligible_runs": sum(e.eligible for e in mine),
@@ -36,7 +36,7 @@ def family_page(catalog: Catalog, family: Family, entries: list[Entry]) -> dict:
         "headline_workload": workloads[family.headline],
         "fastest": _fastest_usable(headline),
         "by_language": _by_language(headline),
-        "matrix": _matrix(catalog, family, per_workload, workloads, copy_bw),
+        "matrix": _matrix(catalog, leaderboards),
         "source_native": [
             {k: c[k] for k in ("hardware", "hardware_name", "protocol", "protocol_version", "statistic",
                                "clock", "results", "last_observed", "history_url", "trust")}
@@ -80,27 +80,25 @@ def _by_language(headline: list[dict]) -> list[dict]:
     return sorted(best.values(), key=lambda r: r["rank"])
 
 
-def _matrix(catalog, family, per_workload, workloads, copy_bw) -> dict:
+def _matrix(catalog, leaderboards: list[dict]) -> dict:
+    """Per workload and GPU, the best result of the first cohort (in priority order) that ranks any."""
     hardware_ids = sorted(catalog.hardware)
     rows = []
-    for w in family.workloads:
+    for lb in leaderboards:
         cells = []
         for hw in hardware_ids:
-            items = [(k, g) for k, g in per_workload.get(w.id, []) if k.hardware == hw and ranked(g)]
-            if not items:
+            c = next((c for c in lb["cohorts"] if c["hardware"] == hw and c["rows"]), None)
+            if c is None:
                 cells.append({"hardware": hw, "missing": True})
                 continue
-            c = cohort_view(*items[0], family, copy_bw)
             best = c["rows"][0]
             cells.append({"hardware": hw, "missing": False, "time_us": best["time_us"], "name": best["name"],
                           "implementation": best["implementation"], "runs": c["results"],
                           "trust_label": best["trust_label"], "run_url": best["run_url"],
                           "protocol": c["protocol"]})
-        rows.append({"workload": workloads[w.id], "cells": cells})
-    missing = [(r["workload"]["label"], catalog.hardware[c["hardware"]].name)
-               for r in rows for c in r["cells"] if c["missing"]]
+        rows.append({"workload": lb["workload"], "cells": cells})
     return {"hardware": [{"id": h, "name": catalog.hardware[h].name} for h in hardware_ids],
-            "rows": rows, "missing": len(missing)}
+            "rows": rows, "missing": sum(c["missing"] for r in rows for c in r["cells"])}
 
 
 def _implementations(catalog, family, mine, headline) -> list[dict]:

@@ -45,6 +45,8 @@ DTYPE_BYTES: dict[str, int] = {
     "uint8": 1,
     "bool": 1,
 }
+#: Short names of dtypes, as workload labels show them.
+DTYPE_SHORT = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16", "float64": "fp64"}
 DType = Literal[
     "float64", "float32", "bfloat16", "float16", "float8_e4m3", "float8_e5m2",
     "int64", "int32", "int16", "int8", "uint8", "bool",

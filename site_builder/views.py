@@ -11,9 +11,9 @@ from collections import defaultdict
 
 from .derive import (CohortKey, Entry, cohort_priority, cohorts, ranked, usable)
 from .load import Catalog
-from .schema import Family, Workload
+from .floors import floor
+from .schema import DTYPE_SHORT, Family, Workload
 
-DTYPE_SHORT = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16", "float64": "fp64"}
 TRUST_LABEL = {"measured": "Measured here", "reported": "Reported"}
 TRUST_NOTE = {
     "measured": "Measured here under the published protocol, with a correctness check.",
@@ -75,12 +75,10 @@ def entry_view(e: Entry, first: Entry | None = None, baseline: Entry | None = No
     }
 
 
-def floor_view(group: list[Entry], measured_bw: float | None) -> dict:
-    e0 = group[0]
-    from .floors import floor as floor_of
-    best = ranked(group)[0] if ranked(group) else None
+def floor_view(e0: Entry, best: Entry | None, measured_bw: float | None) -> dict:
+    """The floors of a cohort (any entry `e0` of it) and how far its best result sits above them."""
     datasheet = e0.floor
-    measured = floor_of(e0.family, e0.workload, e0.hardware, measured_bw) if measured_bw else None
+    measured = floor(e0.family, e0.workload, e0.hardware, measured_bw) if measured_bw else None
     return {
         "bytes": datasheet.bytes, "datasheet_us": datasheet.us, "bandwidth_gbps": datasheet.bandwidth_gbps,
         "memory_us": datasheet.memory_us, "compute_us": datasheet.compute_us, "flops": datasheet.flops,
@@ -119,7 +117,7 @@ def cohort_view(key: CohortKey, group: list[Entry], family: Family, copy_bw: dic
         "trust": min((e.run.trust for e in group), key=lambda t: t != "measured"),
         "rows": [dict(entry_view(e, first, baseline), rank=i + 1) for i, e in enumerate(rows)],
         "unranked": [entry_view(e, first, baseline) for e in group if not e.eligible],
-        "floor": floor_view(group, own_bw or copy_bw.get(key.hardware)),
+        "floor": floor_view(e0, first, own_bw or copy_bw.get(key.hardware)),
         "history_url": history_url(family.id, key.workload, key.hardware),
         "results": len(rows),
         "last_observed": max(e.observed for e in group).date().isoformat(),

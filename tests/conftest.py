@@ -28,6 +28,18 @@ def second_copy(tmp_path) -> Path:
     return dest
 
 
+#: The head of a valid reported run of the seed family; tests append their `results:`.
+REPORTED_RUN_HEAD = """\
+schema_version: 1
+family: fused-add-rmsnorm
+hardware: h100-sxm
+trust: reported
+observed: 2026-05-01
+source: {name: someone, url: "https://example.org/data", license: MIT}
+protocol: {id: someone-bench, version: 1, clock: end-to-end, timing: do_bench}
+"""
+
+
 def write(root: Path, rel: str, text: str) -> Path:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)

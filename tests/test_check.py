@@ -15,7 +15,7 @@ from site_builder.schemas import schema_line
 
 from conftest import RECORDS
 
-from conftest import write
+from conftest import REPORTED_RUN_HEAD, write
 
 RUN = "runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml"
 
@@ -25,6 +25,14 @@ def write_run(root, text):
     path = write(root, RUN, text)
     path.write_text(schema_line(RUN) + "\n" + path.read_text())
     return path
+
+
+#: Liger fused at 20.5 ns: a thousand times below the floor of its workload.
+BELOW_FLOOR = "{implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: 0.0205}}"
+
+
+def reported_run(result: str) -> str:
+    return REPORTED_RUN_HEAD + f"results:\n  - {result}\n"
 
 
 def cli(*args):
@@ -73,17 +81,7 @@ def test_the_committed_records_pass_check():
 
 
 def test_strict_on_some_paths_counts_only_their_warnings(records_copy):
-    write_run(records_copy, """
-        schema_version: 1
-        family: fused-add-rmsnorm
-        hardware: h100-sxm
-        trust: reported
-        observed: 2026-05-01
-        source: {name: x, url: https://example.org/x, license: MIT}
-        protocol: {id: p, version: 1, clock: end-to-end, timing: do_bench}
-        results:
-          - {implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: 0.0205}}
-        """)
+    write_run(records_copy, reported_run(BELOW_FLOOR))
     other = records_copy / "implementations" / "transformers.yaml"
     assert cli("check", "--strict", "--records", str(records_copy), str(other)).exit_code == 0
     for target in (records_copy / RUN, records_copy / "runs"):
@@ -93,17 +91,7 @@ def test_strict_on_some_paths_counts_only_their_warnings(records_copy):
 
 
 def test_errors_are_listed_with_file_line_and_fix(records_copy):
-    write_run(records_copy, """
-        schema_version: 1
-        family: fused-add-rmsnorm
-        hardware: h100-sxm
-        trust: reported
-        observed: 2026-05-01
-        source: {name: x, url: https://example.org/x, license: MIT}
-        protocol: {id: p, version: 1, clock: end-to-end, timing: do_bench}
-        results:
-          - {implementation: nobody, workload: r2048-h1024-fp32, e2e_us: {median: -3}}
-        """)
+    write_run(records_copy, reported_run("{implementation: nobody, workload: r2048-h1024-fp32, e2e_us: {median: -3}}"))
     result = CliRunner().invoke(main, ["check", "--records", str(records_copy)])
     assert result.exit_code == 1
     lines = result.output.splitlines()
@@ -116,17 +104,7 @@ def test_errors_are_listed_with_file_line_and_fix(records_copy):
 
 
 def test_a_result_below_the_floor_is_a_warning_and_fails_strict(records_copy):
-    write_run(records_copy, """
-        schema_version: 1
-        family: fused-add-rmsnorm
-        hardware: h100-sxm
-        trust: reported
-        observed: 2026-05-01
-        source: {name: x, url: https://example.org/x, license: MIT}
-        protocol: {id: p, version: 1, clock: end-to-end, timing: do_bench}
-        results:
-          - {implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: 0.0205}}
-        """)
+    write_run(records_copy, reported_run(BELOW_FLOOR))
     [warning] = mine(check(records_copy))
     assert str(warning) == (
         "records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:10: warning: liger-fused on "
@@ -227,17 +205,7 @@ def test_the_hash_is_the_runners(tmp_path):
 
 
 def test_build_prints_the_same_warnings(records_copy, tmp_path):
-    write_run(records_copy, """
-        schema_version: 1
-        family: fused-add-rmsnorm
-        hardware: h100-sxm
-        trust: reported
-        observed: 2026-05-01
-        source: {name: x, url: https://example.org/x, license: MIT}
-        protocol: {id: p, version: 1, clock: end-to-end, timing: do_bench}
-        results:
-          - {implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: 0.0205}}
-        """)
+    write_run(records_copy, reported_run(BELOW_FLOOR))
     result = CliRunner().invoke(
         main, ["build", "--no-run", "--records", str(records_copy), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output

@@ -20,22 +20,14 @@ from site_builder.cli import main
 from site_builder.errors import RecordErrors
 from site_builder.load import load_catalog
 
-from conftest import RECORDS
+from conftest import RECORDS, REPORTED_RUN_HEAD
 
 IMPL = "implementations/liger-fused.yaml"
 HW = "hardware/h200.yaml"
 FAMILY = "families/fused-add-rmsnorm.yaml"
 RUN = "runs/fused-add-rmsnorm/h100-sxm/2026-04-07-liger-v0.7.0.yaml"
 NEW_RUN = "runs/fused-add-rmsnorm/h100-sxm/2026-05-01-pr.yaml"
-RUN_HEAD = """\
-schema_version: 1
-family: fused-add-rmsnorm
-hardware: h100-sxm
-trust: reported
-observed: 2026-05-01
-source: {name: someone, url: "https://example.org/data", license: MIT}
-protocol: {id: someone-bench, version: 1, clock: end-to-end, timing: do_bench}
-"""
+RUN_HEAD = REPORTED_RUN_HEAD
 RESULT = "results:\n  - {implementation: liger-fused, workload: r2048-h1024-fp32, e2e_us: {median: 30.0}}\n"
 
 

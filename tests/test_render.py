@@ -14,7 +14,7 @@ from bs4 import BeautifulSoup
 
 from site_builder.build import build
 
-from conftest import REPO, RECORDS, SECOND
+from conftest import REPO, RECORDS
 
 FAMILY = "families/fused-add-rmsnorm.html"
 SECTIONS = ["fastest", "by-language", "records", "source-native", "floor", "leaderboard", "scaling",

@@ -14,7 +14,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from conftest import REPO, RECORDS, write
+from conftest import REPO, write
 
 pytest.importorskip("torch")
 

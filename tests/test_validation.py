@@ -11,18 +11,10 @@ from site_builder.cli import main
 from site_builder.errors import RecordErrors
 from site_builder.load import load_catalog
 
-from conftest import write
+from conftest import REPORTED_RUN_HEAD, write
 
 RUN = "runs/fused-add-rmsnorm/h100-sxm/x.yaml"
-RUN_HEAD = """\
-schema_version: 1
-family: fused-add-rmsnorm
-hardware: h100-sxm
-trust: reported
-observed: 2026-04-07
-source: {name: Example, url: https://example.org/data, license: MIT}
-protocol: {id: example, version: 1, clock: end-to-end, timing: do_bench}
-"""
+RUN_HEAD = REPORTED_RUN_HEAD
 
 
 def problems(root) -> list[str]:
@@ -128,7 +120,7 @@ def test_negative_or_zero_latency(records_copy, value, expected):
 
 def test_date_in_the_future(records_copy):
     future = (dt.date.today() + dt.timedelta(days=3)).isoformat()
-    head = RUN_HEAD.replace("observed: 2026-04-07", f"observed: {future}")
+    head = RUN_HEAD.replace("observed: 2026-05-01", f"observed: {future}")
     assert run_with(records_copy, "  - {implementation: liger-fused, workload: r2048-h1024-fp32, "
                                   "e2e_us: {median: 3}}\n", head=head) == [
         f"records/{RUN}:5: `observed` is a date in the future ({future}) — write the date it was observed (UTC)"

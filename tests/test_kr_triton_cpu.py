@@ -110,13 +110,38 @@ def test_all_zero_row():
     assert torch.equal(y[1], torch.zeros(256))
 
 
-def test_row_independence():
+@pytest.mark.parametrize("rows,n", [(9, 1024), (300, 256), (260, 2048)])
+def test_row_independence(rows, n):
+    """A row alone and among many (a different rows bucket above 256) gives the same bits."""
     torch.manual_seed(2)
-    x, r, w = torch.randn(9, 1024), torch.randn(9, 1024), torch.randn(1024)
+    x, r, w = torch.randn(rows, n), torch.randn(rows, n), torch.randn(n)
     y, h = kr.fused_add_rmsnorm(x, r, w)
-    for i in (0, 4, 8):
+    for i in (0, rows // 2, rows - 1):
         yi, hi = kr.fused_add_rmsnorm(x[i:i + 1].clone(), r[i:i + 1].clone(), w)
         assert torch.equal(yi[0], y[i]) and torch.equal(hi[0], h[i])
+
+
+@pytest.mark.parametrize("elsize", [2, 4])
+def test_reduction_order_does_not_depend_on_the_row_count(elsize):
+    """Per rows bucket only launch knobs may change, never what orders the sum of squares."""
+    gpu = torch.device("cuda")
+    hiddens = sorted({k[0] for k in kr._TUNED} | {k[0] for k in kr._KNOBS} | {111, 4097, 65536, 131072})
+    for n in hiddens:
+        layouts = {kr.reduction_layout(kr._config_for(n, elsize, rows, gpu)) for rows in (1, 256, 257, 8192, 8193)}
+        assert len(layouts) == 1, (n, elsize, layouts)
+    for key, knobs in kr._KNOBS.items():
+        assert set(knobs) <= set(kr._KNOB_NAMES), key
+
+
+def test_split_kernel_never_runs_interpreted():
+    """Its programs wait for each other, which the interpreter (one program at a time) cannot."""
+    for n in (65536, 131072):
+        assert kr._default_config(n, 2)["kind"] == "split"
+        assert kr._config_for(n, 2, 2048, torch.device("cpu"))["kind"] == "chunked"
+        assert all(c["kind"] != "split" for c in kr.candidate_configs(n, 2))
+    x = torch.randn(2, 64)
+    with pytest.raises(ValueError, match="split configuration"):
+        kr._run_cfg(kr._split_cfg(64, 32, 1), x, x.clone(), torch.ones(64))
 
 
 def test_strided_rows():

@@ -84,7 +84,7 @@ def make_impls(names, log):
             elif name == "kr_nopdl":
                 def kr_nopdl(x, r, w):
                     n = x.shape[-1]
-                    cfg = dict(kr._config_for(n, x.element_size(), x.numel() // n), PDL=False)
+                    cfg = dict(kr._config_for(n, x.element_size(), x.numel() // n, x.device), PDL=False)
                     return kr._run_cfg(cfg, x, r, w, EPS)
                 impls[name] = kr_nopdl
             elif name == "eager":
@@ -202,6 +202,26 @@ def e2e_time(fn, sets, w, calls):
     return (time.perf_counter() - t0) / calls * 1e6
 
 
+def e2e_sync_interleaved(fns, sets, w, rounds):
+    """Latency of one Python call followed by a device synchronize (what the runner records as
+    end-to-end), in rounds that take every implementation in turn, so that a slower or busier
+    host at one moment weighs on all of them alike. Median µs per implementation."""
+    for fn in fns.values():
+        for i in range(3):
+            fn(sets[i % len(sets)][0], sets[i % len(sets)][1], w)
+    torch.cuda.synchronize()
+    ts = {name: [] for name in fns}
+    names = list(fns)
+    for k in range(rounds):
+        x, r = sets[k % len(sets)]
+        for name in names[k % len(names):] + names[:k % len(names)]:  # rotate who goes first
+            t0 = time.perf_counter()
+            fns[name](x, r, w)
+            torch.cuda.synchronize()
+            ts[name].append((time.perf_counter() - t0) * 1e6)
+    return {name: statistics.median(v) for name, v in ts.items()}
+
+
 # ------------------------------------------------------------------------------ checks
 
 def ref64(x, r, w, eps=EPS):
@@ -284,6 +304,52 @@ def precompile(jobs, procs):
         pool.map(_precompile_worker, [c for c in chunks if c])
 
 
+def choose_tuned(results):
+    """From a sweep: per (hidden, element size) the reduction layout with the smallest worst
+    ratio to the best time at each swept workload of that key (a row's bits must not depend on
+    its rows bucket, kr_triton._TUNED), then per rows bucket the launch knobs that are fastest
+    with that layout. Returns KR_TRITON_CONFIGS entries."""
+    by_key = {}
+    for rec in results:
+        if "cfgs" not in rec:
+            continue
+        el = 4 if rec["dtype"] == "float32" else 2
+        by_key.setdefault((rec["hidden"], el), []).append(rec)
+    out = []
+    for (n, el), recs in sorted(by_key.items()):
+        # time[layout][workload] = (best µs, its config)
+        table = {}
+        for rec in recs:
+            for name, cfg in rec["cfgs"].items():
+                v = rec["impls"].get(name, {})
+                if "us" not in v:
+                    continue
+                lay = kr.reduction_layout(cfg)
+                cur = table.setdefault(lay, {}).get(rec["workload"])
+                if cur is None or v["us"] < cur[0]:
+                    table[lay][rec["workload"]] = (v["us"], cfg)
+        wls = [rec["workload"] for rec in recs]
+        best = {w: min(t[w][0] for t in table.values() if w in t) for w in wls}
+        full = {lay: t for lay, t in table.items() if all(w in t for w in wls)}
+        if not full:
+            continue
+        lay = min(full, key=lambda lay_: max(full[lay_][w][0] / best[w] for w in wls))
+        base = full[lay][max(wls, key=lambda w: next(r["bytes"] for r in recs if r["workload"] == w))][1]
+        out.append({"key": [n, el], "cfg": base,
+                    "worst_ratio": round(max(full[lay][w][0] / best[w] for w in wls), 4)})
+        buckets = {}
+        for rec in recs:
+            buckets.setdefault(kr._bucket(rec["rows"]), []).append(rec["workload"])
+        for b, bw in sorted(buckets.items()):
+            # the knobs of the fastest variant of this layout at the bucket's largest workload
+            w = max(bw, key=lambda w_: next(r["bytes"] for r in recs if r["workload"] == w_))
+            cfg = full[lay][w][1]
+            knobs = {k: cfg[k] for k in kr._KNOB_NAMES if k in cfg}
+            if any(knobs.get(k) != base.get(k) for k in knobs):
+                out.append({"key": [n, el, b], "knobs": knobs, "workload": w, "us": full[lay][w][0]})
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS),
@@ -293,6 +359,8 @@ def main(argv=None):
     ap.add_argument("--sweep", action="store_true", help="also time every candidate config of kr")
     ap.add_argument("--replays", type=int, default=15)
     ap.add_argument("--e2e-calls", type=int, default=300)
+    ap.add_argument("--sync-rounds", type=int, default=300, help="rounds of the interleaved call + synchronize "
+                    "latency (0: skip)")
     ap.add_argument("--cold-bytes", type=int, default=200 * 2**20, help="input bytes rotated per graph (> 3x L2)")
     ap.add_argument("--max-calls", type=int, default=12000)
     ap.add_argument("--procs", type=int, default=12, help="parallel compile processes for --sweep")
@@ -395,6 +463,10 @@ def main(argv=None):
             except Exception as e:  # noqa: BLE001
                 rec["impls"][name] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
             torch.cuda.synchronize()
+        timed = {name: fn for name, fn in impls.items() if "us" in rec["impls"].get(name, {})}
+        if args.sync_rounds and timed:
+            for name, v in e2e_sync_interleaved(timed, sets, w, args.sync_rounds).items():
+                rec["impls"][name]["e2e_sync_us"] = v
         del sets
         torch.cuda.empty_cache()
         peers = {k: v for k, v in rec["impls"].items() if k in PEERS and "us" in v and v["rel_err_y"] < 2e-2}
@@ -417,23 +489,21 @@ def main(argv=None):
         log(msg)
 
     if args.sweep and args.write_tuned:
-        best = {}
-        for rec in results:
-            if "best_cfg" not in rec:
-                continue
-            el = 4 if rec["dtype"] == "float32" else 2
-            key = (rec["hidden"], el, kr._bucket(rec["rows"]))
-            if key not in best or rec["best_cfg_us"] < best[key][1]:
-                best[key] = (rec["best_cfg"], rec["best_cfg_us"], rec["workload"])
+        tuned = choose_tuned(results)
         with open(args.write_tuned, "w") as f:
-            json.dump([{"key": list(k), "cfg": v[0], "us": v[1], "workload": v[2]} for k, v in best.items()], f,
-                      indent=1, default=list)
-        log(f"# wrote {len(best)} tuned configs to {args.write_tuned}")
+            json.dump(tuned, f, indent=1, default=list)
+        log(f"# wrote {len(tuned)} tuned entries to {args.write_tuned}")
+        for item in tuned:
+            log(f"#   {item}")
 
     # ------------------------------------------------------------------ summary table
     log("")
-    hdr = "| workload | MB | floor µs | kr µs (p20–p80) | kr e2e µs | kr/floor | best peer | peer µs | peer e2e µs | kr/peer | GB/s |"
-    md = [f"copy bandwidth: {bw:.0f} GB/s; env: {json.dumps(env)}", "", hdr, "|" + "---|" * 11]
+    hdr = ("| workload | MB | floor µs | kr µs (p20–p80) | kr/floor | best peer | peer µs | kr/peer | GB/s "
+           "| kr e2e µs | peer e2e µs | kr sync µs | best peer sync µs |")
+    md = [f"copy bandwidth: {bw:.0f} GB/s; env: {json.dumps(env)}", "",
+          "device µs: median over CUDA-graph replays, cold L2; e2e: per call in a 300-call loop (host throughput); "
+          "sync: one call + synchronize, interleaved with the peers (latency; best peer = lowest sync)", "",
+          hdr, "|" + "---|" * 13]
     speedups = []
     for rec in results:
         k = rec["impls"].get("kr", {})
@@ -443,11 +513,15 @@ def main(argv=None):
             md.append(f"| {rec['workload']} | | | {k.get('error', 'n/a')} |")
             continue
         ratio_peer = k["us"] / pv["us"] if pv else float("nan")
+        sync_peers = {p: v["e2e_sync_us"] for p, v in rec["impls"].items() if p in PEERS and "e2e_sync_us" in v}
+        sp = min(sync_peers, key=sync_peers.get) if sync_peers else None
+        fmt = lambda v, f=".1f": "–" if v is None else format(v, f)  # noqa: E731
         md.append(
             f"| {rec['workload']} | {rec['bytes'] / 1e6:.1f} | {rec['floor_us']:.2f} | {k['us']:.2f} "
-            f"({k['p20']:.2f}–{k['p80']:.2f}) | {k['e2e_us']:.1f} | {k['us'] / rec['floor_us']:.3f} | {bp} | "
-            + (f"{pv['us']:.2f} | {pv['e2e_us']:.1f} | {ratio_peer:.3f}" if pv else "– | – | –")
-            + f" | {k['gbps']:.0f} |")
+            f"({k['p20']:.2f}–{k['p80']:.2f}) | {k['us'] / rec['floor_us']:.3f} | {bp} | "
+            + (f"{pv['us']:.2f} | {ratio_peer:.3f}" if pv else "– | –")
+            + f" | {k['gbps']:.0f} | {fmt(k.get('e2e_us'))} | {fmt(pv.get('e2e_us'))} | {fmt(k.get('e2e_sync_us'))} | "
+            + (f"{sync_peers[sp]:.1f} ({sp})" if sp else "–") + " |")
         base = [rec["impls"][p]["us"] for p in ("liger", "compile", "frms") if "us" in rec["impls"].get(p, {})]
         if base:
             speedups.append(min(base) / k["us"])

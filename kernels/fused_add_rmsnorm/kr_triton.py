@@ -49,6 +49,17 @@ _INT32_MAX = 2**31 - 1
 
 
 @triton.jit
+def _offsets(rows, N: tl.constexpr, stride_x, stride_r, stride_h, stride_y, CONTIG: tl.constexpr,
+             I64: tl.constexpr):
+    """Element offsets of rows (a scalar or a vector) in x, residual, h and y."""
+    if I64:
+        rows = rows.to(tl.int64)
+    if CONTIG:
+        return rows * N, rows * N, rows * N, rows * N
+    return rows * stride_x, rows * stride_r, rows * stride_h, rows * stride_y
+
+
+@triton.jit
 def _seg_pass1(X, R, H, xoff, roff, hoff, rmask, OFF: tl.constexpr, SEG: tl.constexpr,
                N: tl.constexpr, MASK_COLS: tl.constexpr, LD_EV: tl.constexpr, ST_CM: tl.constexpr):
     cols = OFF + tl.arange(0, SEG)
@@ -103,18 +114,7 @@ def _k_rows(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
     pid = tl.program_id(0)
     rows = pid * ROWS + tl.arange(0, ROWS)
     rmask = rows < n_rows
-    if I64:
-        rows = rows.to(tl.int64)
-    if CONTIG:
-        xoff = rows * N
-        roff = xoff
-        hoff = xoff
-        yoff = xoff
-    else:
-        xoff = rows * stride_x
-        roff = rows * stride_r
-        hoff = rows * stride_h
-        yoff = rows * stride_y
+    xoff, roff, hoff, yoff = _offsets(rows, N, stride_x, stride_r, stride_h, stride_y, CONTIG, I64)
     O1: tl.constexpr = S0
     O2: tl.constexpr = S0 + S1
     O3: tl.constexpr = S0 + S1 + S2
@@ -152,60 +152,112 @@ def _k_rows(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
         _seg_pass2(W, Y, h3, w3, rstd, yoff, rmask, O3, S3, N, False, IN_DTYPE, ST_CM, W_EARLY)
 
 
+@triton.jit
+def _vec_load(P, cols, m, MASK_COLS: tl.constexpr, EV: tl.constexpr):
+    if MASK_COLS:
+        return tl.load(P + cols, mask=m, other=0.0, eviction_policy=EV)
+    return tl.load(P + cols, eviction_policy=EV)
+
+
+@triton.jit
+def _vec_store(P, cols, v, m, MASK_COLS: tl.constexpr, ST_CM: tl.constexpr):
+    if MASK_COLS:
+        tl.store(P + cols, v, mask=m, cache_modifier=ST_CM)
+    else:
+        tl.store(P + cols, v, cache_modifier=ST_CM)
+
+
+@triton.jit
+def _vec_pass1(X, R, H, xoff, roff, hoff, cols, m, MASK_COLS: tl.constexpr, LD_EV: tl.constexpr,
+               ST_CM: tl.constexpr):
+    """h = x + r (rounded to the input dtype) for one block of a row: stored, returned in
+    float32 with its sum of squares."""
+    x = _vec_load(X + xoff, cols, m, MASK_COLS, LD_EV)
+    r = _vec_load(R + roff, cols, m, MASK_COLS, LD_EV)
+    h = (x.to(tl.float32) + r.to(tl.float32)).to(X.dtype.element_ty)
+    _vec_store(H + hoff, cols, h, m, MASK_COLS, ST_CM)
+    hf = h.to(tl.float32)
+    return hf, tl.sum(hf * hf, axis=0)
+
+
+@triton.jit
+def _vec_pass2(Y, hf, w, rstd, yoff, cols, m, MASK_COLS: tl.constexpr, IN_DTYPE: tl.constexpr,
+               ST_CM: tl.constexpr):
+    normed = (hf * rstd).to(IN_DTYPE).to(tl.float32)
+    y = (w.to(tl.float32) * normed).to(Y.dtype.element_ty)
+    _vec_store(Y + yoff, cols, y, m, MASK_COLS, ST_CM)
+
+
 @triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
 def _k_row1(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
             N: tl.constexpr, BLOCK: tl.constexpr, MASK_COLS: tl.constexpr, CONTIG: tl.constexpr,
             I64: tl.constexpr, PDL: tl.constexpr, LD_EV: tl.constexpr, ST_CM: tl.constexpr,
             W_EARLY: tl.constexpr):
     """One row per program with 1-D blocks (no row axis): the plainest layout for wide rows."""
-    IN_DTYPE: tl.constexpr = X.dtype.element_ty
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
     row = tl.program_id(0)
-    if I64:
-        row = row.to(tl.int64)
-    if CONTIG:
-        xoff = row * N
-        roff = xoff
-        hoff = xoff
-        yoff = xoff
-    else:
-        xoff = row * stride_x
-        roff = row * stride_r
-        hoff = row * stride_h
-        yoff = row * stride_y
+    xoff, roff, hoff, yoff = _offsets(row, N, stride_x, stride_r, stride_h, stride_y, CONTIG, I64)
     cols = tl.arange(0, BLOCK)
     m = cols < N
     if W_EARLY:
-        if MASK_COLS:
-            w = tl.load(W + cols, mask=m, other=0.0, eviction_policy="evict_last")
-        else:
-            w = tl.load(W + cols, eviction_policy="evict_last")
-    if MASK_COLS:
-        x = tl.load(X + xoff + cols, mask=m, other=0.0, eviction_policy=LD_EV)
-        r = tl.load(R + roff + cols, mask=m, other=0.0, eviction_policy=LD_EV)
-    else:
-        x = tl.load(X + xoff + cols, eviction_policy=LD_EV)
-        r = tl.load(R + roff + cols, eviction_policy=LD_EV)
-    h = (x.to(tl.float32) + r.to(tl.float32)).to(IN_DTYPE)
-    if MASK_COLS:
-        tl.store(H + hoff + cols, h, mask=m, cache_modifier=ST_CM)
-    else:
-        tl.store(H + hoff + cols, h, cache_modifier=ST_CM)
-    hf = h.to(tl.float32)
-    rstd = tl.math.rsqrt(tl.sum(hf * hf, axis=0) / N + eps)
+        w = _vec_load(W, cols, m, MASK_COLS, "evict_last")
+    hf, ss = _vec_pass1(X, R, H, xoff, roff, hoff, cols, m, MASK_COLS, LD_EV, ST_CM)
+    rstd = tl.math.rsqrt(ss / N + eps)
     if not W_EARLY:
-        if MASK_COLS:
-            w = tl.load(W + cols, mask=m, other=0.0, eviction_policy="evict_last")
-        else:
-            w = tl.load(W + cols, eviction_policy="evict_last")
-    normed = (hf * rstd).to(IN_DTYPE).to(tl.float32)
-    y = (w.to(tl.float32) * normed).to(Y.dtype.element_ty)
-    if MASK_COLS:
-        tl.store(Y + yoff + cols, y, mask=m, cache_modifier=ST_CM)
-    else:
-        tl.store(Y + yoff + cols, y, cache_modifier=ST_CM)
+        w = _vec_load(W, cols, m, MASK_COLS, "evict_last")
+    _vec_pass2(Y, hf, w, rstd, yoff, cols, m, MASK_COLS, X.dtype.element_ty, ST_CM)
+
+
+@triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
+def _k_split(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps, SLOTS, DEP,
+             N: tl.constexpr, BLOCK: tl.constexpr, SPLIT: tl.constexpr, CONTIG: tl.constexpr,
+             I64: tl.constexpr, PDL: tl.constexpr, LD_EV: tl.constexpr, ST_CM: tl.constexpr,
+             W_EARLY: tl.constexpr):
+    """A row too wide for one program's registers, split across SPLIT neighbouring programs
+    (program p: row p // SPLIT, columns [p % SPLIT * BLOCK, +BLOCK)). Each keeps its block in
+    registers, publishes its sum of squares, waits for its siblings' and finishes: one pass
+    over memory, as for a narrow row.
+
+    Exchange, per row, in a workspace that is all zeros between calls: SLOTS[row, part] (int64)
+    receives (1 << 32) | float32 bits of the partial sum in ONE atomic exchange, so the flag
+    and the value arrive together and no fence is needed; a program spins on its row's SPLIT
+    slots (volatile loads, not L1) until all are flagged, then sums them in a fixed order (so
+    every part gets the same rstd, and the result does not depend on timing). DEP[row] counts
+    the programs that have read the slots; the last one zeroes the row's slots and DEP for the
+    next call. Forward progress needs the SPLIT programs of a row to be co-resident or to run
+    in launch order, which holds when SPLIT is at most the number of SMs (the host checks)
+    and blocks are dispatched in order of program id, as on NVIDIA GPUs."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    row = pid // SPLIT
+    part = pid % SPLIT
+    xoff, roff, hoff, yoff = _offsets(row, N, stride_x, stride_r, stride_h, stride_y, CONTIG, I64)
+    MASK_COLS: tl.constexpr = BLOCK * SPLIT != N
+    cols = part * BLOCK + tl.arange(0, BLOCK)
+    m = cols < N
+    if W_EARLY:
+        w = _vec_load(W, cols, m, MASK_COLS, "evict_last")
+    hf, ss = _vec_pass1(X, R, H, xoff, roff, hoff, cols, m, MASK_COLS, LD_EV, ST_CM)
+    slots = SLOTS + row.to(tl.int64) * SPLIT
+    bits = ss.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF
+    tl.atomic_xchg(slots + part, bits | 0x100000000, sem="relaxed")
+    k = tl.arange(0, SPLIT)
+    got = tl.load(slots + k, volatile=True)
+    while tl.min((got >> 32).to(tl.int32), axis=0) == 0:
+        got = tl.load(slots + k, volatile=True)
+    total = tl.sum(got.to(tl.int32).to(tl.float32, bitcast=True), axis=0)
+    left = tl.atomic_add(DEP + row, 1, sem="acq_rel")
+    if left == SPLIT - 1:  # every sibling has read the slots: reset them for the next call
+        tl.store(slots + k, tl.zeros([SPLIT], dtype=tl.int64))
+        tl.store(DEP + row, 0)
+    rstd = tl.math.rsqrt(total / N + eps)
+    if not W_EARLY:
+        w = _vec_load(W, cols, m, MASK_COLS, "evict_last")
+    _vec_pass2(Y, hf, w, rstd, yoff, cols, m, MASK_COLS, X.dtype.element_ty, ST_CM)
 
 
 @triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
@@ -219,18 +271,7 @@ def _k_chunked(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, ep
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
     row = tl.program_id(0)
-    if I64:
-        row = row.to(tl.int64)
-    if CONTIG:
-        xoff = row * N
-        roff = xoff
-        hoff = xoff
-        yoff = xoff
-    else:
-        xoff = row * stride_x
-        roff = row * stride_r
-        hoff = row * stride_h
-        yoff = row * stride_y
+    xoff, roff, hoff, yoff = _offsets(row, N, stride_x, stride_r, stride_h, stride_y, CONTIG, I64)
     Xr = X + xoff
     Rr = R + roff
     Hr = H + hoff
@@ -327,6 +368,14 @@ def _row1_cfg(n, warps, hints=1, pdl=True, w_early=False):
             "PDL": pdl, "W_EARLY": w_early}
 
 
+def _split_cfg(n, block, warps, hints=1, pdl=True, w_early=False):
+    """A row split across SPLIT programs of BLOCK columns (SPLIT a power of two, the last
+    blocks masked where BLOCK * SPLIT > n)."""
+    split = triton.next_power_of_2(triton.cdiv(n, block))
+    return {"kind": "split", "BLOCK": block, "SPLIT": split, "num_warps": warps, "HINTS": hints, "PDL": pdl,
+            "W_EARLY": w_early}
+
+
 def _chunked_cfg(block, warps, hints=1, pdl=True):
     return {"kind": "chunked", "BLOCK": block, "num_warps": warps, "HINTS": hints, "PDL": pdl}
 
@@ -335,7 +384,9 @@ def _default_config(n: int, elsize: int) -> dict:
     """Heuristic launch configuration for a row of n elements of elsize bytes."""
     np2 = triton.next_power_of_2(n)
     if n > _MAX_REG_ROW:
-        return _chunked_cfg(min(16384, np2), 32 if n >= 131072 else 16)
+        # split across programs of 64 kB of input each (see _k_split); where that is not
+        # possible (the interpreter, fewer SMs than parts) _resolve falls back to _k_chunked
+        return _split_cfg(n, 16384 if elsize == 4 else 32768, 32)
     segs = _pow2_segments(n)
     if segs is None:
         segs, mask = [np2], True
@@ -352,44 +403,49 @@ def _default_config(n: int, elsize: int) -> dict:
     return _rows_cfg(segs, mask, rows, warps)
 
 
-# Tuned on the H200 (see NOTES.md), keyed by (hidden, element size, rows bucket): bucket 0
-# for <= 256 rows (decode), 1 for <= 8192 rows, 2 above. Anything missing falls back to
-# _default_config. KR_TRITON_CONFIGS=<json file> ([{"key": [n, elsize, bucket], "cfg": {...}}])
-# overrides entries (used for tuning runs).
+# Tuned on the H200 (see NOTES.md). A row's result must not depend on how many rows come with
+# it, so everything that fixes the order of the sum of squares (kernel kind, block shape,
+# warps, rows per program) is chosen per (hidden, element size) alone: _TUNED. Per rows bucket
+# (0: <= 256 rows, decode; 1: <= 8192; 2: more) only launch knobs that leave the arithmetic
+# alone may change: _KNOBS (cache hints, PDL, weight loaded early). Anything missing falls back
+# to _default_config. KR_TRITON_CONFIGS=<json file> overrides entries (tuning runs):
+# [{"key": [n, elsize], "cfg": {...}}, {"key": [n, elsize, bucket], "knobs": {...}}, ...].
 def _bucket(n_rows: int) -> int:
     return 0 if n_rows <= 256 else (1 if n_rows <= 8192 else 2)
+
+
+_KNOB_NAMES = ("HINTS", "PDL", "W_EARLY")
 
 
 def _R(s, rows, warps, pdl=True, w_early=False, mask=False, hints=1):
     return _rows_cfg(s, mask, rows, warps, hints, pdl, w_early)
 
 
-_TUNED: dict[tuple[int, int, int], dict] = {
-    # fp32, 2048 rows
-    (1024, 4, 1): _R([1024], 4, 4),
-    (2048, 4, 1): _R([2048], 1, 2),
-    (4096, 4, 1): _R([4096], 2, 8),
-    (8192, 4, 1): _row1_cfg(8192, 32, hints=0, w_early=True),  # 1-D row kernel (sweep 5, NOTES.md)
-    (16384, 4, 1): _row1_cfg(16384, 32, hints=2, pdl=False, w_early=True),
-    (32768, 4, 1): _R([32768], 1, 32, pdl=False),
-    # fp32, 32768 rows
-    (8192, 4, 2): _row1_cfg(8192, 32, hints=0),
-    # bf16/fp16, 2048 rows
-    (1024, 2, 1): _R([1024], 2, 8),
-    (2048, 2, 1): _R([2048], 1, 4),
-    (4096, 2, 1): _R([4096], 1, 4, w_early=True),
-    (5120, 2, 1): _R([8192], 1, 16, mask=True),
-    (7168, 2, 1): _row1_cfg(7168, 32, hints=0, w_early=True),
-    (8192, 2, 1): _row1_cfg(8192, 32, hints=0, w_early=True),
-    (16384, 2, 1): _row1_cfg(16384, 16, hints=0, w_early=True),
-    (32768, 2, 1): _row1_cfg(32768, 32, hints=2, pdl=False),
-    (65536, 2, 1): _chunked_cfg(16384, 32),
-    (131072, 2, 1): _chunked_cfg(16384, 32),
-    # bf16/fp16, 32768 rows
-    (4096, 2, 2): _row1_cfg(4096, 16, hints=2),
-    # bf16/fp16 decode (<= 256 rows)
-    (4096, 2, 0): _R([4096], 1, 8, w_early=True),
-    (8192, 2, 0): _R([8192], 1, 16, w_early=True),
+def _K(hints=1, pdl=True, w_early=False):
+    return {"HINTS": hints, "PDL": pdl, "W_EARLY": w_early}
+
+
+_TUNED: dict[tuple[int, int], dict] = {
+    # fp32
+    (1024, 4): _R([1024], 4, 4),
+    (2048, 4): _R([2048], 1, 2),
+    (4096, 4): _R([4096], 2, 8),
+    (8192, 4): _row1_cfg(8192, 32, hints=0, w_early=True),  # 1-D row kernel (sweep 5, NOTES.md)
+    (16384, 4): _row1_cfg(16384, 32, hints=2, pdl=False, w_early=True),
+    (32768, 4): _R([32768], 1, 32, pdl=False),
+    # bf16/fp16
+    (1024, 2): _R([1024], 2, 8),
+    (2048, 2): _R([2048], 1, 4),
+    (4096, 2): _R([4096], 1, 4, w_early=True),
+    (5120, 2): _R([8192], 1, 16, mask=True),
+    (7168, 2): _row1_cfg(7168, 32, hints=0, w_early=True),
+    (8192, 2): _row1_cfg(8192, 32, hints=0, w_early=True),
+    (16384, 2): _row1_cfg(16384, 16, hints=0, w_early=True),
+    (32768, 2): _row1_cfg(32768, 32, hints=2, pdl=False),
+}
+_KNOBS: dict[tuple[int, int, int], dict] = {
+    (8192, 4, 2): _K(hints=0),
+    (4096, 2, 0): _K(w_early=True),
 }
 
 
@@ -400,20 +456,55 @@ def _load_overrides():
     import json
     with open(path) as f:
         for item in json.load(f):
-            cfg = dict(item["cfg"])
-            if "S" in cfg:
-                cfg["S"] = tuple(cfg["S"])
-            _TUNED[tuple(item["key"])] = cfg
+            key = tuple(item["key"])
+            if len(key) == 2:
+                cfg = dict(item["cfg"])
+                if "S" in cfg:
+                    cfg["S"] = tuple(cfg["S"])
+                _TUNED[key] = cfg
+            else:
+                _KNOBS[key] = {k: item["knobs"][k] for k in _KNOB_NAMES if k in item["knobs"]}
 
 
 _load_overrides()
 
 
-def _config_for(n: int, elsize: int, n_rows: int) -> dict:
-    cfg = _TUNED.get((n, elsize, _bucket(n_rows)))
+def reduction_layout(cfg: dict) -> tuple:
+    """What fixes the order of a row's sum of squares: two configurations with the same layout
+    give bit-identical rows."""
+    return tuple((k, v) for k, v in sorted(cfg.items()) if k not in _KNOB_NAMES)
+
+
+def _split_possible(device: torch.device, split: int) -> bool:
+    """_k_split's programs of one row wait for each other: only compiled, and only with at
+    least as many SMs as parts."""
+    if _INTERPRET or device.type != "cuda":
+        return False
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    sms = _SMS_BY_DEVICE.get(idx)
+    if sms is None:
+        sms = _SMS_BY_DEVICE[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
+    return split <= sms
+
+
+_SMS_BY_DEVICE: dict = {}
+
+
+def _resolve(cfg: dict, n: int, device: torch.device) -> dict:
+    if cfg["kind"] == "split" and not _split_possible(device, cfg["SPLIT"]):
+        np2 = triton.next_power_of_2(n)
+        return _chunked_cfg(min(16384, np2), 32 if n >= 131072 else 16, cfg.get("HINTS", 1), cfg.get("PDL", True))
+    return cfg
+
+
+def _config_for(n: int, elsize: int, n_rows: int, device: torch.device | None = None) -> dict:
+    cfg = _TUNED.get((n, elsize))
     if cfg is None:
         cfg = _default_config(n, elsize)
-    return cfg
+    knobs = _KNOBS.get((n, elsize, _bucket(n_rows)))
+    if knobs:
+        cfg = {**cfg, **knobs}
+    return _resolve(cfg, n, device if device is not None else torch.device("cpu"))
 
 
 def candidate_configs(n: int, elsize: int) -> list[dict]:
@@ -449,8 +540,10 @@ def candidate_configs(n: int, elsize: int) -> list[dict]:
                 if ept < vec or ept > 32:
                     continue
                 out.append(_chunked_cfg(block, warps))
+                if not _INTERPRET and block >= 4096 and block < np2:
+                    out.append(_split_cfg(n, block, warps))
     d = _default_config(n, elsize)
-    if d not in out:
+    if d not in out and (d["kind"] != "split" or not _INTERPRET):
         out.append(d)
     return out
 
@@ -469,25 +562,58 @@ def _run_cfg(cfg: dict, x: torch.Tensor, residual: torch.Tensor, weight: torch.T
 
 
 def _constexpr_tail(cfg: dict, n: int, contig: bool, i64: bool, pdl: bool) -> tuple:
-    """The constexpr arguments, in kernel signature order."""
+    """The constexpr arguments, in kernel signature order (the *_CONSTEXPRS names below)."""
     ld_ev, st_cm = _HINTS[cfg.get("HINTS", 1)]
-    if cfg["kind"] == "rows":
+    w_early = bool(cfg.get("W_EARLY", False))
+    kind = cfg["kind"]
+    if kind == "rows":
         s = cfg["S"]
-        return (n, s[0], s[1], s[2], s[3], cfg["MASK_COLS"], cfg["ROWS"], contig, i64, pdl, ld_ev, st_cm,
-                bool(cfg.get("W_EARLY", False)))
-    if cfg["kind"] == "row1":
-        return (n, cfg["BLOCK"], cfg["MASK_COLS"], contig, i64, pdl, ld_ev, st_cm, bool(cfg.get("W_EARLY", False)))
+        return (n, s[0], s[1], s[2], s[3], cfg["MASK_COLS"], cfg["ROWS"], contig, i64, pdl, ld_ev, st_cm, w_early)
+    if kind == "row1":
+        return (n, cfg["BLOCK"], cfg["MASK_COLS"], contig, i64, pdl, ld_ev, st_cm, w_early)
+    if kind == "split":
+        return (n, cfg["BLOCK"], cfg["SPLIT"], contig, i64, pdl, ld_ev, st_cm, w_early)
     return (n, cfg["BLOCK"], contig, i64, pdl, ld_ev, st_cm)
 
 
 def _grid0(cfg: dict, n_rows: int) -> int:
-    return triton.cdiv(n_rows, cfg["ROWS"]) if cfg["kind"] == "rows" else n_rows
+    kind = cfg["kind"]
+    if kind == "rows":
+        return triton.cdiv(n_rows, cfg["ROWS"])
+    return n_rows * cfg["SPLIT"] if kind == "split" else n_rows
+
+
+# _k_split's exchange workspace. Eagerly: one per (device, stream), all zeros between calls
+# (each call leaves it as it found it), grown as rows demand; kernels on one stream run one
+# after the other and can share it, kernels on two streams may overlap and must not. While a
+# CUDA graph is being captured: a fresh zeroed one per call, so the graph holds its own
+# memset and never depends on memory that was zeroed, or not, outside it.
+_SPLIT_WS: dict = {}
+
+
+def _split_workspace(device: torch.device, n_rows: int, split: int):
+    def zeroed(rows, per_row):
+        return (torch.zeros(rows * per_row, dtype=torch.int64, device=device),
+                torch.zeros(rows, dtype=torch.int32, device=device))
+
+    if torch.cuda.is_current_stream_capturing():
+        return zeroed(n_rows, split)
+    key = (device.index, torch.cuda.current_stream(device).cuda_stream)
+    ws = _SPLIT_WS.get(key)
+    if ws is None or ws[0].numel() < n_rows * split or ws[1].numel() < n_rows:
+        ws = _SPLIT_WS[key] = zeroed(max(n_rows, 2 * ws[1].numel() if ws is not None else 0), max(split, 16))
+    return ws
 
 
 def _launch(cfg: dict, x2, r2, w, y2, h2, n_rows: int, eps: float, contig: bool, i64: bool):
     n = x2.shape[1]
     pdl = bool(cfg.get("PDL", True)) and _pdl_supported(x2.device)
     args = (x2, r2, w, y2, h2, n_rows, x2.stride(0), r2.stride(0), h2.stride(0), y2.stride(0), eps)
+    if cfg["kind"] == "split":
+        if not _split_possible(x2.device, cfg["SPLIT"]):
+            raise ValueError(f"split configuration {cfg} needs a CUDA device with at least {cfg['SPLIT']} SMs "
+                             "and compiled Triton (its programs wait for each other)")
+        args += _split_workspace(x2.device, n_rows, cfg["SPLIT"])
     tail = _constexpr_tail(cfg, n, contig, i64, pdl)
     kern, names = _KERNELS[cfg["kind"]]
     kw = dict(zip(names, tail))
@@ -500,8 +626,9 @@ _K_ROWS_CONSTEXPRS = ("N", "S0", "S1", "S2", "S3", "MASK_COLS", "ROWS", "CONTIG"
                       "W_EARLY")
 _K_CHUNKED_CONSTEXPRS = ("N", "BLOCK", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM")
 _K_ROW1_CONSTEXPRS = ("N", "BLOCK", "MASK_COLS", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM", "W_EARLY")
+_K_SPLIT_CONSTEXPRS = ("N", "BLOCK", "SPLIT", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM", "W_EARLY")
 _KERNELS = {"rows": (_k_rows, _K_ROWS_CONSTEXPRS), "row1": (_k_row1, _K_ROW1_CONSTEXPRS),
-            "chunked": (_k_chunked, _K_CHUNKED_CONSTEXPRS)}
+            "chunked": (_k_chunked, _K_CHUNKED_CONSTEXPRS), "split": (_k_split, _K_SPLIT_CONSTEXPRS)}
 
 
 # --------------------------------------------------------------------------------------
@@ -603,7 +730,7 @@ def _general(x, residual, weight, eps):
     max_off = max((n_rows - 1) * abs(t.stride(0)) + n for t in (x2, r2, y2, h2))
     i64 = max_off > _INT32_MAX
     contig = all(t.stride(0) == n for t in (x2, r2))
-    cfg = _config_for(n, x.element_size(), n_rows)
+    cfg = _config_for(n, x.element_size(), n_rows, x.device)
     if x.device.type == "cuda":
         with torch.cuda.device(x.device):
             ck = _launch(cfg, x2, r2, w, y2, h2, n_rows, float(eps), contig, i64)
@@ -623,6 +750,9 @@ def _maybe_cache_fast(ck, cfg, x2, r2, w, y2, h2, n_rows, eps, contig, i64, out_
     n = x2.shape[1]
     key = (n, x2.dtype, w.dtype, x2.get_device(), _bucket(n_rows))
     if key in _FAST:
+        return
+    if cfg["kind"] == "split":  # needs its workspace: always the normal path (wide rows, long kernels)
+        _FAST[key] = False
         return
     if (x2.data_ptr() | r2.data_ptr() | w.data_ptr() | y2.data_ptr() | h2.data_ptr()) & 15:
         return

@@ -58,7 +58,7 @@ TOL = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
 EAGER_TOL = {torch.float32: dict(rtol=1e-5, atol=1e-6), torch.bfloat16: dict(rtol=1.6e-2, atol=1e-5),
              torch.float16: dict(rtol=2e-3, atol=1e-5)}
 SHAPES = [(2048, 4096), (37, 5120), (3, 7168), (5, 111), (2, 4097), (1, 8192), (3, 1024), (16, 32768),
-          (4, 65536), (2, 131072), (9, 16384)]
+          (4, 65536), (2, 131072), (9, 16384), (3, 32769), (5, 100000), (1, 262144)]
 
 
 def ref64(x, r, w, eps=1e-6):
@@ -233,3 +233,99 @@ def test_more_than_2_31_elements(rows, n):
         assert relerr(y[sl], yr) < TOL[torch.bfloat16]
     del x, r, y, h
     torch.cuda.empty_cache()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("n", [1024, 4096, 5120, 8192, 16384, 32768, 65536, 131072])
+def test_row_result_independent_of_row_count(dtype, n):
+    """The same row gives the same bits whether it comes alone, with a decode batch, or with
+    thousands of rows (each rows bucket may tune launch knobs, never the reduction order)."""
+    big = 9000 if n <= 8192 else 300
+    g = torch.Generator(device="cuda").manual_seed(n)
+    x = torch.randn(big, n, device="cuda", dtype=dtype, generator=g)
+    r = torch.randn(big, n, device="cuda", dtype=dtype, generator=g)
+    w = (1 + 0.1 * torch.randn(n, device="cuda", generator=g)).to(dtype)
+    y, h = kr.fused_add_rmsnorm(x, r, w)
+    for rows in (1, 16, 257, 2048):
+        if rows > big:
+            continue
+        for start in (0, big - rows):
+            ys, hs = kr.fused_add_rmsnorm(x[start:start + rows].clone(), r[start:start + rows].clone(), w)
+            assert torch.equal(hs, h[start:start + rows]), (rows, start)
+            assert torch.equal(ys.view(torch.uint8), y[start:start + rows].view(torch.uint8)), (rows, start)
+
+
+def _split_cfgs(n, elsize=2):
+    return [c for c in kr.candidate_configs(n, elsize) if c["kind"] == "split"]
+
+
+def test_split_kernel_is_the_default_for_wide_rows_and_leaves_its_workspace_zeroed():
+    for n in (65536, 131072):
+        assert kr._config_for(n, 2, 2048, torch.device("cuda"))["kind"] == "split"
+    x = torch.randn(77, 65536, device="cuda", dtype=torch.bfloat16)
+    r = torch.randn(77, 65536, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(65536, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):
+        y, h = kr.fused_add_rmsnorm(x, r, w)
+        torch.cuda.synchronize()
+        for slots, dep in kr._SPLIT_WS.values():
+            assert not slots.any() and not dep.any()
+    yr, hr = ref64(x, r, w)
+    assert torch.equal(h, hr) and relerr(y, yr) < TOL[torch.bfloat16]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("n", [65536, 131072 + 7])
+def test_every_split_config_vs_float64(dtype, n):
+    x = torch.randn(19, n, device="cuda", dtype=dtype)
+    r = torch.randn(19, n, device="cuda", dtype=dtype)
+    w = torch.randn(n, device="cuda", dtype=dtype)
+    yr, hr = ref64(x, r, w)
+    cfgs = _split_cfgs(n, x.element_size())
+    assert cfgs
+    if dtype == torch.float16:
+        cfgs = cfgs[:1]
+    variants = [dict(cfgs[0], HINTS=hi, PDL=p, W_EARLY=we) for hi in (0, 2) for p in (False, True)
+                for we in (False, True)] + cfgs[1:]
+    for c in variants:
+        y, h = kr._run_cfg(c, x, r, w)
+        assert torch.equal(h, hr), c
+        assert relerr(y, yr) < TOL[dtype], c
+
+
+def test_split_kernel_in_cuda_graph_and_on_concurrent_streams():
+    n = 131072
+    xs = [torch.randn(64, n, device="cuda", dtype=torch.bfloat16) for _ in range(4)]
+    rs = [torch.randn(64, n, device="cuda", dtype=torch.bfloat16) for _ in range(4)]
+    w = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    want = [kr.fused_add_rmsnorm(x, r, w) for x, r in zip(xs, rs)]
+    # a graph captured before its stream was ever used eagerly, replayed several times
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        got = [kr.fused_add_rmsnorm(x, r, w) for x, r in zip(xs, rs)]
+    for _ in range(3):
+        g.replay()
+        torch.cuda.synchronize()
+        for (y0, h0), (y1, h1) in zip(want, got):
+            assert torch.equal(y0, y1) and torch.equal(h0, h1)
+    # four streams at once, each with its own workspace
+    streams = [torch.cuda.Stream() for _ in range(4)]
+    torch.cuda.synchronize()
+    outs = [None] * 4
+    for _ in range(5):
+        for i, s in enumerate(streams):
+            with torch.cuda.stream(s):
+                outs[i] = kr.fused_add_rmsnorm(xs[i], rs[i], w)
+        torch.cuda.synchronize()
+        for (y0, h0), (y1, h1) in zip(want, outs):
+            assert torch.equal(y0, y1) and torch.equal(h0, h1)
+
+
+def test_split_kernel_strided_and_misaligned():
+    n = 65536
+    bx, br = torch.randn(6, n + 3, device="cuda"), torch.randn(6, n + 1, device="cuda")
+    x, r = bx[:, 1:n + 1], br[:, 1:]
+    w = torch.randn(n, device="cuda")
+    y, h = kr.fused_add_rmsnorm(x, r, w)
+    yr, hr = ref64(x, r, w)
+    assert torch.equal(h, hr) and relerr(y, yr) < 1e-5

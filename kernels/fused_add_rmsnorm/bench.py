@@ -6,7 +6,11 @@
 Device time: median (p20, p80) over replays of a CUDA graph that holds K calls, each on its
 own input set; the input sets rotate through more than 3x the 60 MB L2, so every call reads
 its inputs from DRAM (cold L2); outputs are kept alive during capture so each call writes
-fresh memory. e2e: per-call wall time of a plain Python loop (host included).
+fresh memory. The published figure replays the graphs of all implementations in turn, round
+after round (--rounds), so a drift of the GPU's clocks or of the machine during the run weighs
+on all alike; each implementation's own back-to-back figure is kept as us_seq.
+e2e: per-call wall time of a plain Python loop (host throughput). sync: one call followed by a
+synchronize (latency, what the runner records as end-to-end), interleaved across implementations.
 Floor: 4 x rows x hidden x elsize + hidden x w_elsize bytes over the device-to-device copy
 bandwidth (bytes read + written) of a >= 1 GiB tensor .copy_ timed with events OUTSIDE a
 graph, in the same run.
@@ -158,8 +162,9 @@ def pct(vals, q):
     return s[lo] + (s[hi] - s[lo]) * (k - lo)
 
 
-def device_time(fn, sets, w, k_calls, replays):
-    """Median/p20/p80 µs per call over CUDA-graph replays of k_calls rotating calls."""
+def capture(fn, sets, w, k_calls):
+    """A CUDA graph of k_calls calls over the rotating input sets (after warm-up, also on a side
+    stream), replayed once; returns (graph, outputs kept alive)."""
     for i in range(min(len(sets), 3)):
         fn(sets[i][0], sets[i][1], w)
     torch.cuda.synchronize()
@@ -178,16 +183,38 @@ def device_time(fn, sets, w, k_calls, replays):
             keep.append(fn(x, r, w))
     g.replay()
     torch.cuda.synchronize()
-    ts = []
-    for _ in range(replays):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b) * 1e3 / k_calls)
+    return g, keep
+
+
+def replay_us(g, k_calls):
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    g.replay()
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b) * 1e3 / k_calls
+
+
+def device_time(fn, sets, w, k_calls, replays):
+    """Median/p20/p80 µs per call over CUDA-graph replays of k_calls rotating calls."""
+    g, keep = capture(fn, sets, w, k_calls)
+    ts = [replay_us(g, k_calls) for _ in range(replays)]
     del g, keep
     return statistics.median(ts), pct(ts, 0.2), pct(ts, 0.8)
+
+
+def device_times_interleaved(fns, sets, w, k_calls, rounds):
+    """As device_time, for several implementations at once: every graph is captured first,
+    then each round replays each once, the order rotating, so that drifts of the clocks or of
+    the machine weigh on all alike. {name: (median, p20, p80)}."""
+    graphs = {name: capture(fn, sets, w, k_calls) for name, fn in fns.items()}
+    names = list(graphs)
+    ts = {name: [] for name in names}
+    for k in range(rounds):
+        for name in names[k % len(names):] + names[:k % len(names)]:
+            ts[name].append(replay_us(graphs[name][0], k_calls))
+    del graphs
+    return {name: (statistics.median(v), pct(v, 0.2), pct(v, 0.8)) for name, v in ts.items()}
 
 
 def e2e_time(fn, sets, w, calls):
@@ -359,6 +386,9 @@ def main(argv=None):
     ap.add_argument("--sweep", action="store_true", help="also time every candidate config of kr")
     ap.add_argument("--replays", type=int, default=15)
     ap.add_argument("--e2e-calls", type=int, default=300)
+    ap.add_argument("--no-interleave", dest="interleave", action="store_false",
+                    help="publish each implementation's own sequential graph timing instead of the interleaved one")
+    ap.add_argument("--rounds", type=int, default=21, help="rounds of interleaved graph replays")
     ap.add_argument("--sync-rounds", type=int, default=300, help="rounds of the interleaved call + synchronize "
                     "latency (0: skip)")
     ap.add_argument("--cold-bytes", type=int, default=200 * 2**20, help="input bytes rotated per graph (> 3x L2)")
@@ -464,6 +494,15 @@ def main(argv=None):
                 rec["impls"][name] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
             torch.cuda.synchronize()
         timed = {name: fn for name, fn in impls.items() if "us" in rec["impls"].get(name, {})}
+        if args.interleave and len(timed) > 1:
+            # the published device time: all implementations replayed in turn (sequential
+            # medians stay as us_seq); fewer calls per graph for huge inputs, all graphs
+            # being alive at once (each call's inputs are still a fresh > 3x L2 set)
+            k_il = max(n_sets, min(k_calls, math.ceil(2**30 / in_bytes)))
+            for name, (med, p20, p80) in device_times_interleaved(timed, sets, w, k_il, args.rounds).items():
+                v = rec["impls"][name]
+                v.update(us_seq=v["us"], us=med, p20=p20, p80=p80, gbps=nbytes / (med * 1e-6) / 1e9)
+            torch.cuda.empty_cache()
         if args.sync_rounds and timed:
             for name, v in e2e_sync_interleaved(timed, sets, w, args.sync_rounds).items():
                 rec["impls"][name]["e2e_sync_us"] = v

@@ -224,9 +224,9 @@ def _k_split(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
     receives (1 << 32) | float32 bits of the partial sum in ONE atomic exchange, so the flag
     and the value arrive together and no fence is needed; a program spins on its row's SPLIT
     slots (volatile loads, not L1) until all are flagged, then sums them in a fixed order (so
-    every part gets the same rstd, and the result does not depend on timing). DEP[row] counts
-    the programs that have read the slots; the last one zeroes the row's slots and DEP for the
-    next call. Forward progress needs the SPLIT programs of a row to be co-resident or to run
+    every part gets the same rstd, and the result does not depend on timing). After its stores,
+    a program counts itself out in DEP[row]; the last one zeroes the row's slots and DEP for
+    the next call (kernels on a stream do not overlap; see _split_workspace). Forward progress needs the SPLIT programs of a row to be co-resident or to run
     in launch order, which holds when SPLIT is at most the number of SMs (the host checks)
     and blocks are dispatched in order of program id, as on NVIDIA GPUs."""
     if PDL:
@@ -245,19 +245,21 @@ def _k_split(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
     slots = SLOTS + row.to(tl.int64) * SPLIT
     bits = ss.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF
     tl.atomic_xchg(slots + part, bits | 0x100000000, sem="relaxed")
+    if not W_EARLY:  # the weight's load overlaps the wait
+        w = _vec_load(W, cols, m, MASK_COLS, "evict_last")
     k = tl.arange(0, SPLIT)
     got = tl.load(slots + k, volatile=True)
     while tl.min((got >> 32).to(tl.int32), axis=0) == 0:
         got = tl.load(slots + k, volatile=True)
     total = tl.sum(got.to(tl.int32).to(tl.float32, bitcast=True), axis=0)
-    left = tl.atomic_add(DEP + row, 1, sem="acq_rel")
-    if left == SPLIT - 1:  # every sibling has read the slots: reset them for the next call
+    rstd = tl.math.rsqrt(total / N + eps)
+    _vec_pass2(Y, hf, w, rstd, yoff, cols, m, MASK_COLS, X.dtype.element_ty, ST_CM)
+    # Off the critical path: count this program out; the last one (all siblings are past their
+    # wait, their reads returned before they counted out) zeroes the row for the next call.
+    left = tl.atomic_add(DEP + row, 1, sem="relaxed")
+    if left == SPLIT - 1:
         tl.store(slots + k, tl.zeros([SPLIT], dtype=tl.int64))
         tl.store(DEP + row, 0)
-    rstd = tl.math.rsqrt(total / N + eps)
-    if not W_EARLY:
-        w = _vec_load(W, cols, m, MASK_COLS, "evict_last")
-    _vec_pass2(Y, hf, w, rstd, yoff, cols, m, MASK_COLS, X.dtype.element_ty, ST_CM)
 
 
 @triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
@@ -430,22 +432,24 @@ _TUNED: dict[tuple[int, int], dict] = {
     (1024, 4): _R([1024], 4, 4),
     (2048, 4): _R([2048], 1, 2),
     (4096, 4): _R([4096], 2, 8),
-    (8192, 4): _row1_cfg(8192, 32, hints=0, w_early=True),  # 1-D row kernel (sweep 5, NOTES.md)
+    (8192, 4): _row1_cfg(8192, 32, hints=0, pdl=False),  # 1-D row kernel (sweeps 5 and 6, NOTES.md)
     (16384, 4): _row1_cfg(16384, 32, hints=2, pdl=False, w_early=True),
     (32768, 4): _R([32768], 1, 32, pdl=False),
     # bf16/fp16
     (1024, 2): _R([1024], 2, 8),
     (2048, 2): _R([2048], 1, 4),
-    (4096, 2): _R([4096], 1, 4, w_early=True),
+    (4096, 2): _row1_cfg(4096, 16, hints=0, w_early=True),  # one layout for 1 to 32768 rows (sweep 6)
     (5120, 2): _R([8192], 1, 16, mask=True),
     (7168, 2): _row1_cfg(7168, 32, hints=0, w_early=True),
-    (8192, 2): _row1_cfg(8192, 32, hints=0, w_early=True),
+    (8192, 2): _row1_cfg(8192, 16, hints=0, w_early=True),  # one layout for 1 to 2048 rows (sweep 6)
     (16384, 2): _row1_cfg(16384, 16, hints=0, w_early=True),
     (32768, 2): _row1_cfg(32768, 32, hints=2, pdl=False),
+    (65536, 2): _split_cfg(65536, 8192, 8, hints=2, pdl=False),  # the row across 8 programs (sweep 6)
+    (131072, 2): _split_cfg(131072, 8192, 8, hints=2, pdl=False),  # across 16 programs (sweep 6)
 }
 _KNOBS: dict[tuple[int, int, int], dict] = {
-    (8192, 4, 2): _K(hints=0),
-    (4096, 2, 0): _K(w_early=True),
+    (8192, 4, 1): _K(hints=0, w_early=True),
+    (4096, 2, 2): _K(hints=2),
 }
 
 

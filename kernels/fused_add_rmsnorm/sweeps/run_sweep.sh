@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Sweep 6 on the H200 through the device tool (NOTES.md, version 6): a smoke test of the split
-# kernel, the sweep with Liger side by side, then the GPU tests. Writes into $OUT.
+# A sweep on the H200 through the device tool (NOTES.md, versions 6 and 7): a smoke test of the
+# split kernel, the sweep of sweeps/sweep<N>-cands.json with Liger side by side, then the GPU
+# tests. Writes into $OUT.   usage: bash kernels/fused_add_rmsnorm/sweeps/run_sweep.sh N
 #   carry: .whl (liger_kernel wheel)
 set -u
+N=${1:?sweep number}
 export PYTHONUNBUFFERED=1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
   .whl/liger_kernel-*.whl && export PYTHONPATH=/tmp/site
@@ -19,8 +21,8 @@ for n in (65536, 131072):
     print(n, kr._config_for(n, 2, 2048, x.device), torch.equal(h, he), (y.float() - ye.float()).abs().max().item())
 PY
 [ "${PIPESTATUS[0]}" = 0 ] || { echo "smoke test failed or hung"; exit 1; }
-W=$(python3 -c "import json; print(','.join(json.load(open('kernels/fused_add_rmsnorm/sweeps/sweep6-cands.json'))))")
+W=$(python3 -c "import json; print(','.join(json.load(open('kernels/fused_add_rmsnorm/sweeps/sweep'+'$N'+'-cands.json'))))")
 timeout 330 python3 kernels/fused_add_rmsnorm/bench.py --impls kr,liger --sweep --procs 14 --max-calls 1000 \
-  --cands kernels/fused_add_rmsnorm/sweeps/sweep6-cands.json --workloads "$W" --host-profile \
-  --write-tuned "$OUT/tuned6.json" --out "$OUT/sweep6.json" 2>&1 | tail -n 80
+  --cands kernels/fused_add_rmsnorm/sweeps/sweep$N-cands.json --workloads "$W" --host-profile \
+  --write-tuned "$OUT/tuned$N.json" --out "$OUT/sweep$N.json" 2>&1 | tail -n 80
 timeout 150 python3 -m pytest -q -x tests/gpu/test_kr_triton_gpu.py 2>&1 | tee "$OUT/gputests.log" | tail -n 30

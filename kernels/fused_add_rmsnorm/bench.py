@@ -7,8 +7,9 @@ Device time: median (p20, p80) over replays of a CUDA graph that holds K calls, 
 own input set; the input sets rotate through more than 3x the 60 MB L2, so every call reads
 its inputs from DRAM (cold L2); outputs are kept alive during capture so each call writes
 fresh memory. The published figure replays the graphs of all implementations in turn, round
-after round (--rounds), so a drift of the GPU's clocks or of the machine during the run weighs
-on all alike; each implementation's own back-to-back figure is kept as us_seq.
+after round (--rounds; in each, one untimed replay then --per-round timed ones), so a drift of
+the GPU's clocks or of the machine during the run weighs on all alike; each implementation's
+own back-to-back figure is kept as us_seq.
 e2e: per-call wall time of a plain Python loop (host throughput). sync: one call followed by a
 synchronize (latency, what the runner records as end-to-end), interleaved across implementations.
 Floor: 4 x rows x hidden x elsize + hidden x w_elsize bytes over the device-to-device copy
@@ -203,16 +204,21 @@ def device_time(fn, sets, w, k_calls, replays):
     return statistics.median(ts), pct(ts, 0.2), pct(ts, 0.8)
 
 
-def device_times_interleaved(fns, sets, w, k_calls, rounds):
+def device_times_interleaved(fns, sets, w, k_calls, rounds, per_round):
     """As device_time, for several implementations at once: every graph is captured first,
-    then each round replays each once, the order rotating, so that drifts of the clocks or of
-    the machine weigh on all alike. {name: (median, p20, p80)}."""
+    then each round takes each implementation in turn (the order rotating) for one untimed
+    replay and per_round timed ones, so that drifts of the clocks or of the machine weigh on
+    all alike, while each is still timed after itself, as device_time and the runner do (the
+    untimed replay absorbs what the previous implementation left in L2: dirty lines written
+    back cost the next kernel bandwidth). {name: (median, p20, p80)}."""
     graphs = {name: capture(fn, sets, w, k_calls) for name, fn in fns.items()}
     names = list(graphs)
     ts = {name: [] for name in names}
     for k in range(rounds):
         for name in names[k % len(names):] + names[:k % len(names)]:
-            ts[name].append(replay_us(graphs[name][0], k_calls))
+            g = graphs[name][0]
+            g.replay()
+            ts[name].extend(replay_us(g, k_calls) for _ in range(per_round))
     del graphs
     return {name: (statistics.median(v), pct(v, 0.2), pct(v, 0.8)) for name, v in ts.items()}
 
@@ -388,7 +394,8 @@ def main(argv=None):
     ap.add_argument("--e2e-calls", type=int, default=300)
     ap.add_argument("--no-interleave", dest="interleave", action="store_false",
                     help="publish each implementation's own sequential graph timing instead of the interleaved one")
-    ap.add_argument("--rounds", type=int, default=21, help="rounds of interleaved graph replays")
+    ap.add_argument("--rounds", type=int, default=7, help="rounds of interleaved graph replays")
+    ap.add_argument("--per-round", type=int, default=3, help="timed replays per implementation and round")
     ap.add_argument("--sync-rounds", type=int, default=300, help="rounds of the interleaved call + synchronize "
                     "latency (0: skip)")
     ap.add_argument("--cold-bytes", type=int, default=200 * 2**20, help="input bytes rotated per graph (> 3x L2)")
@@ -498,8 +505,9 @@ def main(argv=None):
             # the published device time: all implementations replayed in turn (sequential
             # medians stay as us_seq); fewer calls per graph for huge inputs, all graphs
             # being alive at once (each call's inputs are still a fresh > 3x L2 set)
-            k_il = max(n_sets, min(k_calls, math.ceil(2**30 / in_bytes)))
-            for name, (med, p20, p80) in device_times_interleaved(timed, sets, w, k_il, args.rounds).items():
+            k_il = max(n_sets, min(k_calls, math.ceil(2**31 / in_bytes)))
+            il = device_times_interleaved(timed, sets, w, k_il, args.rounds, args.per_round)
+            for name, (med, p20, p80) in il.items():
                 v = rec["impls"][name]
                 v.update(us_seq=v["us"], us=med, p20=p20, p80=p80, gbps=nbytes / (med * 1e-6) / 1e9)
             torch.cuda.empty_cache()

@@ -432,9 +432,9 @@ _TUNED: dict[tuple[int, int], dict] = {
     (1024, 4): _R([1024], 4, 4),
     (2048, 4): _R([2048], 1, 2),
     (4096, 4): _R([4096], 2, 8),
-    (8192, 4): _row1_cfg(8192, 32, hints=0, pdl=False),  # 1-D row kernel (sweeps 5 and 6, NOTES.md)
+    (8192, 4): _R([8192], 1, 32, hints=2),  # for 2048 and 32768 rows (sweep 7, NOTES.md)
     (16384, 4): _row1_cfg(16384, 32, hints=2, pdl=False, w_early=True),
-    (32768, 4): _R([32768], 1, 32, pdl=False),
+    (32768, 4): _split_cfg(32768, 8192, 8, hints=2, pdl=False),  # the row across 4 programs (sweep 7)
     # bf16/fp16
     (1024, 2): _R([1024], 2, 8),
     (2048, 2): _R([2048], 1, 4),
@@ -444,8 +444,8 @@ _TUNED: dict[tuple[int, int], dict] = {
     (8192, 2): _row1_cfg(8192, 16, hints=0, w_early=True),  # one layout for 1 to 2048 rows (sweep 6)
     (16384, 2): _row1_cfg(16384, 16, hints=0, w_early=True),
     (32768, 2): _row1_cfg(32768, 32, hints=2, pdl=False),
-    (65536, 2): _split_cfg(65536, 8192, 8, hints=2, pdl=False),  # the row across 8 programs (sweep 6)
-    (131072, 2): _split_cfg(131072, 8192, 8, hints=2, pdl=False),  # across 16 programs (sweep 6)
+    (65536, 2): _split_cfg(65536, 16384, 8, hints=2),  # the row across 4 programs (sweep 7)
+    (131072, 2): _split_cfg(131072, 8192, 4, hints=2),  # across 16 programs (sweep 7)
 }
 _KNOBS: dict[tuple[int, int, int], dict] = {
     (8192, 4, 1): _K(hints=0, w_early=True),

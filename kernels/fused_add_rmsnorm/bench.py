@@ -383,6 +383,52 @@ def choose_tuned(results):
     return out
 
 
+def summary(results, bw, env):
+    """The markdown table (and geometric mean) of a run: device time as published (interleaved
+    unless --no-interleave) and each implementation's own sequential figure (seq), the best peer
+    by each, and the host-side figures. Also `bench.py --table results.json`."""
+    def best(rec, key):
+        ok = {p: v for p, v in rec["impls"].items()
+              if p in PEERS and key in v and v.get("rel_err_y", 1.0) < 2e-2}
+        return min(ok, key=lambda p: ok[p][key]) if ok else None
+
+    fmt = lambda v, f=".1f": "–" if v is None else format(v, f)  # noqa: E731
+    hdr = ("| workload | MB | floor µs | kr µs (p20–p80) | kr/floor | best peer | peer µs | kr/peer "
+           "| kr seq µs | best peer seq | kr/peer seq | kr e2e µs | peer e2e µs | kr sync µs | best peer sync µs |")
+    md = [f"copy bandwidth: {bw:.0f} GB/s; env: {json.dumps(env)}", "",
+          "device µs: median over CUDA-graph replays, cold L2, implementations interleaved round by round; seq: each "
+          "implementation's graph replayed back to back (the runner's way); e2e: per call in a 300-call loop (host "
+          "throughput); sync: one call + synchronize, interleaved with the peers (latency; best peer = lowest sync)",
+          "", hdr, "|" + "---|" * 15]
+    speedups = {"us": [], "us_seq": []}
+    for rec in results:
+        k = rec["impls"].get("kr", {})
+        if "us" not in k:
+            md.append(f"| {rec['workload']} | | | {k.get('error', 'n/a')} |")
+            continue
+        bp, bs, be = best(rec, "us"), best(rec, "us_seq"), best(rec, "e2e_sync_us")
+        pv = rec["impls"].get(bp, {}) if bp else {}
+        ps = rec["impls"].get(bs, {}) if bs else {}
+        md.append(
+            f"| {rec['workload']} | {rec['bytes'] / 1e6:.1f} | {rec['floor_us']:.2f} | {k['us']:.2f} "
+            f"({k['p20']:.2f}–{k['p80']:.2f}) | {k['us'] / rec['floor_us']:.3f} | {bp} | "
+            + (f"{pv['us']:.2f} | {k['us'] / pv['us']:.3f}" if pv else "– | –")
+            + (f" | {k['us_seq']:.2f} | {ps['us_seq']:.2f} ({bs}) | {k['us_seq'] / ps['us_seq']:.3f}"
+               if ps and "us_seq" in k else " | – | – | –")
+            + f" | {fmt(k.get('e2e_us'))} | {fmt(pv.get('e2e_us'))} | {fmt(k.get('e2e_sync_us'))} | "
+            + (f"{rec['impls'][be]['e2e_sync_us']:.1f} ({be})" if be else "–") + " |")
+        for key in speedups:
+            base = [rec["impls"][p][key] for p in ("liger", "compile", "frms") if key in rec["impls"].get(p, {})]
+            if base and key in k:
+                speedups[key].append(min(base) / k[key])
+    md.append("")
+    for key, sp in speedups.items():
+        if sp:
+            gm = math.exp(sum(math.log(s) for s in sp) / len(sp))
+            md.append(f"geomean speed-up of kr over the best of liger/compile/frms ({key}): {gm:.3f} ({len(sp)} workloads)")
+    return md
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS),
@@ -407,7 +453,14 @@ def main(argv=None):
                     "elsize, rows bucket) as a KR_TRITON_CONFIGS file")
     ap.add_argument("--host-profile", action="store_true", help="time the host side of a decode-size call")
     ap.add_argument("--out", default=None, help="write JSON here (and a .md table beside it)")
+    ap.add_argument("--table", default=None, help="print the summary table of a results JSON written by --out, "
+                    "and exit (no GPU needed)")
     args = ap.parse_args(argv)
+    if args.table:
+        with open(args.table) as f:
+            saved = json.load(f)
+        print("\n".join(summary(saved["results"], saved["copy_gbps"], saved["env"])))
+        return
 
     lines = []
 
@@ -543,40 +596,9 @@ def main(argv=None):
         for item in tuned:
             log(f"#   {item}")
 
-    # ------------------------------------------------------------------ summary table
     log("")
-    hdr = ("| workload | MB | floor µs | kr µs (p20–p80) | kr/floor | best peer | peer µs | kr/peer | GB/s "
-           "| kr e2e µs | peer e2e µs | kr sync µs | best peer sync µs |")
-    md = [f"copy bandwidth: {bw:.0f} GB/s; env: {json.dumps(env)}", "",
-          "device µs: median over CUDA-graph replays, cold L2; e2e: per call in a 300-call loop (host throughput); "
-          "sync: one call + synchronize, interleaved with the peers (latency; best peer = lowest sync)", "",
-          hdr, "|" + "---|" * 13]
-    speedups = []
-    for rec in results:
-        k = rec["impls"].get("kr", {})
-        bp = rec["best_peer"]
-        pv = rec["impls"].get(bp, {}) if bp else {}
-        if "us" not in k:
-            md.append(f"| {rec['workload']} | | | {k.get('error', 'n/a')} |")
-            continue
-        ratio_peer = k["us"] / pv["us"] if pv else float("nan")
-        sync_peers = {p: v["e2e_sync_us"] for p, v in rec["impls"].items() if p in PEERS and "e2e_sync_us" in v}
-        sp = min(sync_peers, key=sync_peers.get) if sync_peers else None
-        fmt = lambda v, f=".1f": "–" if v is None else format(v, f)  # noqa: E731
-        md.append(
-            f"| {rec['workload']} | {rec['bytes'] / 1e6:.1f} | {rec['floor_us']:.2f} | {k['us']:.2f} "
-            f"({k['p20']:.2f}–{k['p80']:.2f}) | {k['us'] / rec['floor_us']:.3f} | {bp} | "
-            + (f"{pv['us']:.2f} | {ratio_peer:.3f}" if pv else "– | –")
-            + f" | {k['gbps']:.0f} | {fmt(k.get('e2e_us'))} | {fmt(pv.get('e2e_us'))} | {fmt(k.get('e2e_sync_us'))} | "
-            + (f"{sync_peers[sp]:.1f} ({sp})" if sp else "–") + " |")
-        base = [rec["impls"][p]["us"] for p in ("liger", "compile", "frms") if "us" in rec["impls"].get(p, {})]
-        if base:
-            speedups.append(min(base) / k["us"])
-    for line in md:
+    for line in summary(results, bw, env):
         log(line)
-    if speedups:
-        gm = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
-        log(f"\ngeomean speed-up of kr over best of liger/compile/frms: {gm:.3f} ({len(speedups)} workloads)")
     if args.out:
         out = {"env": env, "copy_gbps": bw, "results": results}
         with open(args.out, "w") as f:

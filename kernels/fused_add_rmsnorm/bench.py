@@ -92,6 +92,15 @@ def make_impls(names, log):
                     cfg = dict(kr._config_for(n, x.element_size(), x.numel() // n, x.device), PDL=False)
                     return kr._run_cfg(cfg, x, r, w, EPS)
                 impls[name] = kr_nopdl
+            elif name.startswith("kr@"):
+                # kr with launch knobs overridden, e.g. kr@HINTS=0 or kr@HINTS=1+PDL=0 (tuning)
+                knobs = {k: int(v) for k, v in (kv.split("=") for kv in name[3:].split("+"))}
+
+                def kr_knobs(x, r, w, _knobs=knobs):
+                    n = x.shape[-1]
+                    cfg = dict(kr._config_for(n, x.element_size(), x.numel() // n, x.device), **_knobs)
+                    return kr._run_cfg(cfg, x, r, w, EPS)
+                impls[name] = kr_knobs
             elif name == "eager":
                 impls[name] = hf_eager
             elif name == "frms":
@@ -546,7 +555,7 @@ def main(argv=None):
                 herr = rel_err(h, href) if h is not None else None
                 unmod = torch.equal(x0, x0c) and torch.equal(r0, r0c)
                 med, p20, p80 = device_time(fn, sets, w, k_calls, args.replays)
-                e2e = e2e_time(fn, sets, w, args.e2e_calls) if not name.startswith(("kr_cfg", "kr_nopdl")) else None
+                e2e = e2e_time(fn, sets, w, args.e2e_calls) if not name.startswith(("kr_cfg", "kr_nopdl", "kr@")) else None
                 rec["impls"][name] = {"us": med, "p20": p20, "p80": p80, "e2e_us": e2e, "rel_err_y": err,
                                       "rel_err_h": herr, "inputs_unmodified": unmod,
                                       "gbps": nbytes / (med * 1e-6) / 1e9}

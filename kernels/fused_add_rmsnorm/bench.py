@@ -80,6 +80,15 @@ def add_frms(x, r, w, eps=EPS):
     return F.rms_norm(h, (h.shape[-1],), w, eps), h
 
 
+def kr_with(knobs):
+    """kr with its configuration's launch knobs overridden (through Triton's normal launch)."""
+    def call(x, r, w):
+        n = x.shape[-1]
+        cfg = dict(kr._config_for(n, x.element_size(), x.numel() // n, x.device), **knobs)
+        return kr._run_cfg(cfg, x, r, w, EPS)
+    return call
+
+
 def make_impls(names, log):
     impls = {}
     for name in names:
@@ -87,20 +96,10 @@ def make_impls(names, log):
             if name == "kr":
                 impls[name] = lambda x, r, w: kr.fused_add_rmsnorm(x, r, w, EPS)
             elif name == "kr_nopdl":
-                def kr_nopdl(x, r, w):
-                    n = x.shape[-1]
-                    cfg = dict(kr._config_for(n, x.element_size(), x.numel() // n, x.device), PDL=False)
-                    return kr._run_cfg(cfg, x, r, w, EPS)
-                impls[name] = kr_nopdl
+                impls[name] = kr_with({"PDL": False})
             elif name.startswith("kr@"):
                 # kr with launch knobs overridden, e.g. kr@HINTS=0 or kr@HINTS=1+PDL=0 (tuning)
-                knobs = {k: int(v) for k, v in (kv.split("=") for kv in name[3:].split("+"))}
-
-                def kr_knobs(x, r, w, _knobs=knobs):
-                    n = x.shape[-1]
-                    cfg = dict(kr._config_for(n, x.element_size(), x.numel() // n, x.device), **_knobs)
-                    return kr._run_cfg(cfg, x, r, w, EPS)
-                impls[name] = kr_knobs
+                impls[name] = kr_with({k: int(v) for k, v in (kv.split("=") for kv in name[3:].split("+"))})
             elif name == "eager":
                 impls[name] = hf_eager
             elif name == "frms":
@@ -213,18 +212,24 @@ def device_time(fn, sets, w, k_calls, replays):
     return statistics.median(ts), pct(ts, 0.2), pct(ts, 0.8)
 
 
+def rotated(names, k):
+    """names starting at position k (mod len): who goes first changes from round to round."""
+    k %= len(names)
+    return names[k:] + names[:k]
+
+
 def device_times_interleaved(fns, sets, w, k_calls, rounds, per_round):
     """As device_time, for several implementations at once: every graph is captured first,
     then each round takes each implementation in turn (the order rotating) for one untimed
     replay and per_round timed ones, so that drifts of the clocks or of the machine weigh on
-    all alike, while each is still timed after itself, as device_time and the runner do (the
-    untimed replay absorbs what the previous implementation left in L2: dirty lines written
-    back cost the next kernel bandwidth). {name: (median, p20, p80)}."""
+    all alike, while each is still timed after a replay of its own, as in device_time and the
+    runner (NOTES.md: streaming-store hints read faster after their own kernel than after
+    another's, and one untimed replay does not remove that). {name: (median, p20, p80)}."""
     graphs = {name: capture(fn, sets, w, k_calls) for name, fn in fns.items()}
     names = list(graphs)
     ts = {name: [] for name in names}
     for k in range(rounds):
-        for name in names[k % len(names):] + names[:k % len(names)]:
+        for name in rotated(names, k):
             g = graphs[name][0]
             g.replay()
             ts[name].extend(replay_us(g, k_calls) for _ in range(per_round))
@@ -256,7 +261,7 @@ def e2e_sync_interleaved(fns, sets, w, rounds):
     names = list(fns)
     for k in range(rounds):
         x, r = sets[k % len(sets)]
-        for name in names[k % len(names):] + names[:k % len(names)]:  # rotate who goes first
+        for name in rotated(names, k):
             t0 = time.perf_counter()
             fns[name](x, r, w)
             torch.cuda.synchronize()
@@ -371,12 +376,13 @@ def choose_tuned(results):
                 if cur is None or v["us"] < cur[0]:
                     table[lay][rec["workload"]] = (v["us"], cfg)
         wls = [rec["workload"] for rec in recs]
+        nbytes = {rec["workload"]: rec["bytes"] for rec in recs}
         best = {w: min(t[w][0] for t in table.values() if w in t) for w in wls}
         full = {lay: t for lay, t in table.items() if all(w in t for w in wls)}
         if not full:
             continue
         lay = min(full, key=lambda lay_: max(full[lay_][w][0] / best[w] for w in wls))
-        base = full[lay][max(wls, key=lambda w: next(r["bytes"] for r in recs if r["workload"] == w))][1]
+        base = full[lay][max(wls, key=nbytes.get)][1]
         out.append({"key": [n, el], "cfg": base,
                     "worst_ratio": round(max(full[lay][w][0] / best[w] for w in wls), 4)})
         buckets = {}
@@ -384,7 +390,7 @@ def choose_tuned(results):
             buckets.setdefault(kr._bucket(rec["rows"]), []).append(rec["workload"])
         for b, bw in sorted(buckets.items()):
             # the knobs of the fastest variant of this layout at the bucket's largest workload
-            w = max(bw, key=lambda w_: next(r["bytes"] for r in recs if r["workload"] == w_))
+            w = max(bw, key=nbytes.get)
             cfg = full[lay][w][1]
             knobs = {k: cfg[k] for k in kr._KNOB_NAMES if k in cfg}
             if any(knobs.get(k) != base.get(k) for k in knobs):
@@ -392,14 +398,16 @@ def choose_tuned(results):
     return out
 
 
+def best_peer(rec, key="us"):
+    """The peer with the lowest `key` among those that passed the accuracy check, or None."""
+    ok = {p: v for p, v in rec["impls"].items() if p in PEERS and key in v and v.get("rel_err_y", 1.0) < 2e-2}
+    return min(ok, key=lambda p: ok[p][key]) if ok else None
+
+
 def summary(results, bw, env):
     """The markdown table (and geometric mean) of a run: device time as published (interleaved
     unless --no-interleave) and each implementation's own sequential figure (seq), the best peer
     by each, and the host-side figures. Also `bench.py --table results.json`."""
-    def best(rec, key):
-        ok = {p: v for p, v in rec["impls"].items()
-              if p in PEERS and key in v and v.get("rel_err_y", 1.0) < 2e-2}
-        return min(ok, key=lambda p: ok[p][key]) if ok else None
 
     fmt = lambda v, f=".1f": "–" if v is None else format(v, f)  # noqa: E731
     hdr = ("| workload | MB | floor µs | kr µs (p20–p80) | kr/floor | best peer | peer µs | kr/peer "
@@ -415,7 +423,7 @@ def summary(results, bw, env):
         if "us" not in k:
             md.append(f"| {rec['workload']} | | | {k.get('error', 'n/a')} |")
             continue
-        bp, bs, be = best(rec, "us"), best(rec, "us_seq"), best(rec, "e2e_sync_us")
+        bp, bs, be = best_peer(rec, "us"), best_peer(rec, "us_seq"), best_peer(rec, "e2e_sync_us")
         pv = rec["impls"].get(bp, {}) if bp else {}
         ps = rec["impls"].get(bs, {}) if bs else {}
         md.append(
@@ -578,9 +586,7 @@ def main(argv=None):
                 rec["impls"][name]["e2e_sync_us"] = v
         del sets
         torch.cuda.empty_cache()
-        peers = {k: v for k, v in rec["impls"].items() if k in PEERS and "us" in v and v["rel_err_y"] < 2e-2}
-        best_peer = min(peers.items(), key=lambda kv: kv[1]["us"]) if peers else None
-        rec["best_peer"] = best_peer[0] if best_peer else None
+        rec["best_peer"] = best_peer(rec)
         if args.sweep:
             swept = {k: v for k, v in rec["impls"].items() if k.startswith("kr_cfg") and "us" in v}
             if swept:

@@ -1,0 +1,35 @@
+"""The fused add + RMSNorm kernel's CPU-side tools on committed data: targets.py against the
+committed H200 run records, and bench.py's table from a saved benchmark (no GPU needed)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+KDIR = ROOT / "kernels" / "fused_add_rmsnorm"
+RUNS = ROOT / "records" / "runs" / "fused-add-rmsnorm" / "h200"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_targets_report_the_miss_of_each_final_run():
+    a = run(KDIR / "targets.py", RUNS / "2026-12-01T07-59-16-ba299e.yaml")
+    assert a.returncode == 1, a.stderr
+    assert "| r2048-h131072-bf16 | 2147.7 | 506.40 | 534.80 | 1.056 | quack | 526.40 | 1.016 |" in a.stdout
+    assert "MISSED:\n  r2048-h4096-bf16: 1.013x torch-compile (at most 1.01)\n" in a.stdout
+    assert "1.126 (24 workloads" in a.stdout
+    b = run(KDIR / "targets.py", RUNS / "2026-12-01T08-13-23-06582b.yaml")
+    assert b.returncode == 1, b.stderr
+    assert "MISSED:\n  r1-h4096-bf16: end-to-end 36.55 µs > torch-rms-norm's 30.14 µs\n" in b.stdout
+
+
+def test_bench_table_from_saved_results():
+    p = run(KDIR / "bench.py", "--table", KDIR / "sweeps" / "results" / "final.json")
+    assert p.returncode == 0, p.stderr
+    row = next(line for line in p.stdout.splitlines() if line.startswith("| 32768x8192:fp32 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3].startswith("1074.00") and cells[5] == "liger" and cells[6] == "1032.43"
+    assert cells[8] == "1032.02" and cells[9] == "1033.42 (liger)" and cells[10] == "0.999"
+    assert "(us_seq): 1.130 (24 workloads)" in p.stdout

@@ -9,6 +9,10 @@ workloads, and every hidden size with more than one rows bucket among the issue'
 (4096 and 8192 bf16: decode, 2048 and 32768 rows), so that one reduction layout is chosen for
 all its buckets. Sweep 7: smaller split programs (sweep 6 found fewer warps per program better)
 and several rows per program at hidden 8192 fp32.
+
+The committed sweep<N>-cands.json are the inputs as swept: each also holds the configuration
+that was in kr_triton._TUNED at the time, so running this again after _TUNED changed writes
+different files.
 """
 
 import importlib.util
@@ -22,6 +26,7 @@ kr = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(kr)
 
 KNOBS = [dict(HINTS=h, PDL=p, W_EARLY=we) for h in (0, 1, 2) for p in (True, False) for we in (False, True)]
+KNOBS_8 = [dict(HINTS=h, PDL=p, W_EARLY=we) for h in (0, 2) for p in (True, False) for we in (False, True)]
 KNOBS_SHORT = [dict(HINTS=h, PDL=True, W_EARLY=we) for h in (0, 2) for we in (False, True)] + [
     dict(HINTS=2, PDL=False, W_EARLY=False)]
 
@@ -75,8 +80,6 @@ def sweep7():
         cands[wl] = variants(lays, KNOBS) + [kr._TUNED[(8192, 4)]]
     return cands
 
-
-KNOBS_8 = [dict(HINTS=h, PDL=p, W_EARLY=we) for h in (0, 2) for p in (True, False) for we in (False, True)]
 
 if __name__ == "__main__":
     which = sys.argv[1] if len(sys.argv) > 1 else "7"

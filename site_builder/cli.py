@@ -88,14 +88,17 @@ def build(records: Path, out: Path, no_run: bool):
               help="default: cuda when a CUDA GPU is present, else cpu (wall-clock timing)")
 @click.option("--kernels", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="folder of family kernel packages (default: the repository's kernels/)")
+@click.option("--timing-cpu", type=click.IntRange(min=0), default=None,
+              help="GPU runs: pin the timing loops to this CPU (default: the fastest allowed CPU in a "
+                   "short calibration; recorded as environment.timing_cpu)")
 @user_errors
-def run(records: Path, family, implementations, workloads, timeout, budget, device, kernels):
+def run(records: Path, family, implementations, workloads, timeout, budget, device, kernels, timing_cpu):
     """Verify and time the registered kernels here; write one new run record per family."""
     from .runner import run_all
 
     extra = {"kernels_root": kernels} if kernels else {}
     for path in run_all(records, family=family, implementations=implementations, workloads=workloads,
-                        timeout=timeout, device=device, budget_s=budget, **extra):
+                        timeout=timeout, device=device, budget_s=budget, timing_cpu=timing_cpu, **extra):
         click.echo(str(path))
 
 

@@ -311,6 +311,9 @@ class Environment(Record):
     copy_bandwidth_gbps: PositiveFloat | None = Field(
         default=None, description="large device-to-device copy, bytes read + written, this run"
     )
+    timing_cpu: int | None = Field(
+        default=None, ge=0, description="the CPU every worker's timing loops were pinned to, this run"
+    )
 
 
 class Stat(Record):

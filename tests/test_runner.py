@@ -3,6 +3,7 @@ misbehaving implementations of a fixture family are recorded while the others' r
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -160,3 +161,29 @@ def test_runner_and_cli_do_not_import_torch():
     code = ("import sys, site_builder.cli, site_builder.runner, site_builder.runner.run; "
             "assert 'torch' not in sys.modules; assert 'kernels' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_a_timing_cpu_this_process_may_not_use_is_refused_before_anything_runs(toy_records):
+    result = CliRunner().invoke(main, ["run", "--records", str(toy_records), "--family", "toy-scale",
+                                       "--device", "cpu", "--kernels", str(TOY_KERNELS), "--timing-cpu", "100000"])
+    assert result.exit_code != 0
+    assert "--timing-cpu 100000: this process may run only on CPUs" in result.output
+    assert "leave the option out" in result.output
+    assert not [p for p in run_files(toy_records) if p.name != ".gitkeep"]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is Linux-only")
+def test_timing_loops_are_pinned_to_one_cpu_and_the_affinity_comes_back():
+    from site_builder.runner import measure as m
+
+    before = os.sched_getaffinity(0)
+    cpu = m.pick_timing_cpu(reps=2)
+    assert cpu in before
+    assert os.sched_getaffinity(0) == before
+    with m.pinned(cpu):
+        assert os.sched_getaffinity(0) == {cpu}
+    assert os.sched_getaffinity(0) == before
+    with m.pinned(None):
+        assert os.sched_getaffinity(0) == before
+    assert m.parse_cpu_list("0-2,5,7-8\n") == {0, 1, 2, 5, 7, 8}
+    assert m.parse_cpu_list("\n") == set()

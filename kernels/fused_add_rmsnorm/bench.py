@@ -457,6 +457,9 @@ def main(argv=None):
     ap.add_argument("--e2e-calls", type=int, default=300)
     ap.add_argument("--no-interleave", dest="interleave", action="store_false",
                     help="publish each implementation's own sequential graph timing instead of the interleaved one")
+    ap.add_argument("--interleave-cfgs", type=int, default=0, metavar="G",
+                    help="with --sweep: time the candidates interleaved too, G at a time beside kr "
+                         "(their back-to-back times stay as us_seq)")
     ap.add_argument("--rounds", type=int, default=7, help="rounds of interleaved graph replays")
     ap.add_argument("--per-round", type=int, default=3, help="timed replays per implementation and round")
     ap.add_argument("--sync-rounds", type=int, default=300, help="rounds of the interleaved call + synchronize "
@@ -581,6 +584,23 @@ def main(argv=None):
                 v = rec["impls"][name]
                 v.update(us_seq=v["us"], us=med, p20=p20, p80=p80, gbps=nbytes / (med * 1e-6) / 1e9)
             torch.cuda.empty_cache()
+            if args.sweep and args.interleave_cfgs:
+                # the candidates too, a group at a time, each group with kr beside it (its times
+                # per group in rec["kr_by_group"]: how far the groups' conditions differed)
+                fn_of = dict(todo)
+                swept = [k for k in rec.get("cfgs", {}) if "us" in rec["impls"].get(k, {})]
+                anchor = {"kr": impls["kr"]} if "kr" in timed else {}
+                for i in range(0, len(swept), args.interleave_cfgs):
+                    group = swept[i:i + args.interleave_cfgs]
+                    il = device_times_interleaved({**anchor, **{k: fn_of[k] for k in group}}, sets, w, k_il,
+                                                  args.rounds, args.per_round)
+                    for name, (med, p20, p80) in il.items():
+                        if name in anchor:
+                            rec.setdefault("kr_by_group", []).append(med)
+                            continue
+                        v = rec["impls"][name]
+                        v.update(us_seq=v["us"], us=med, p20=p20, p80=p80, gbps=nbytes / (med * 1e-6) / 1e9)
+                    torch.cuda.empty_cache()
         if args.sync_rounds and timed:
             for name, v in e2e_sync_interleaved(timed, sets, w, args.sync_rounds).items():
                 rec["impls"][name]["e2e_sync_us"] = v

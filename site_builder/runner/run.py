@@ -8,6 +8,7 @@ workload, each with a time limit (see worker.py and spawn.py).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,21 +27,24 @@ from .summary import summary_table
 SEED = 1234
 
 GPU_PROTOCOL = {
-    "id": "kr-device-cold-l2", "version": 1, "clock": "device", "l2": "cold", "timing": "cuda-graph",
+    "id": "kr-device-cold-l2", "version": 2, "clock": "device", "l2": "cold", "timing": "cuda-graph",
     "statistic": "median", "quantiles": [0.2, 0.8],
     "description": (
         "Outputs checked first against a float64 reference (outputs poisoned with NaN, inputs "
         "unmodified, no aliasing). Device time: each sample replays a CUDA graph of calls over "
         "rotating input sets that together exceed 3× the L2 (cold L2), after warm-up; the time "
         "per call is the replay time over the calls; median, p20, p80, min, max over samples. "
-        "End-to-end: wall time of one Python call followed by a device synchronize."),
+        "End-to-end: wall time of one Python call followed by a device synchronize. Timing "
+        "loops run pinned to one CPU, the same for every implementation of the run "
+        "(environment.timing_cpu: the fastest allowed CPU in a short calibration)."),
 }
 CPU_PROTOCOL = {
     "id": "kr-cpu-wall", "version": 1, "clock": "device", "l2": "warm", "timing": "cpu-wall",
     "statistic": "median", "quantiles": [0.2, 0.8],
     "description": "CPU mode (tests, no GPU): wall time per Python call; same correctness gate.",
 }
-#: How the worker measures; recorded as the protocol's version 1.
+#: How the worker measures; recorded as the protocol's version 2 (version 1: the same, with
+#: the timing loops on whichever CPU the scheduler chose).
 GPU_SETTINGS = {"cold_factor": 3.0, "max_sets": 8192, "budget_s": 0.2, "device_samples": 100,
                 "e2e_samples": 300, "target_graph_us": 2000.0}
 CPU_SETTINGS = {"cold_factor": 0.0, "max_sets": 1, "budget_s": 0.05, "device_samples": 30,
@@ -167,14 +171,19 @@ def _crash_text(status: str, worker: Worker) -> str:
 def run_family(catalog, records: Path, family: Family, *, implementations=(), workloads=(),
                timeout: float = 600.0, device: str | None = None, seed: int = SEED,
                budget_s: float | None = None, kernels_root: Path = KERNELS_ROOT,
-               console: Console | None = None) -> Path:
+               console: Console | None = None, timing_cpu: int | None = None) -> Path:
     console = console or Console(stderr=True)
     if not console.is_terminal:
         console.width = max(console.width, 180)  # logs keep every column of the summary table
     started = time.monotonic()
     device = device or ("cuda" if cuda_available() else "cpu")
+    if timing_cpu is not None and hasattr(os, "sched_getaffinity") and timing_cpu not in os.sched_getaffinity(0):
+        allowed = ", ".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+        raise UserError(f"--timing-cpu {timing_cpu}: this process may run only on CPUs {allowed}; "
+                        "pick one of those, or leave the option out to let the runner choose")
     base = {"kernels_root": str(kernels_root), "family": family.id, "device": device}
-    info = _probe({**base, "kind": "probe", "copy_bytes": 2**31 if device == "cuda" else 2**26}, timeout)
+    info = _probe({**base, "kind": "probe", "copy_bytes": 2**31 if device == "cuda" else 2**26,
+                   "timing_cpu": timing_cpu}, timeout)
     hardware = _match_hardware(catalog, info["device_name"])
     plan = _select(catalog, family, info["registry"], implementations, workloads)
     if plan.problems:
@@ -183,6 +192,7 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
     settings = GPU_SETTINGS if device == "cuda" else CPU_SETTINGS
     l2 = info["l2_bytes"] or int((catalog.hardware[hardware].l2_mb or 50) * 1e6)
     job = {**base, "kind": "measure", "seed": seed, "protocol": settings, "l2_bytes": l2,
+           "timing_cpu": info["environment"].get("timing_cpu"),
            "inputs": list(family.semantics.inputs), "outputs": list(family.semantics.outputs),
            "params": dict(family.semantics.parameters)}
     clock = _Clock(budget_s)
@@ -263,7 +273,8 @@ def cuda_available(timeout: float = 120.0) -> bool:
 
 def run_all(records: Path = Path("records"), *, family: str | None = None, implementations=(),
             workloads=(), timeout: float = 600.0, device: str | None = None, budget_s: float | None = None,
-            kernels_root: Path = KERNELS_ROOT, console: Console | None = None) -> list[Path]:
+            kernels_root: Path = KERNELS_ROOT, console: Console | None = None,
+            timing_cpu: int | None = None) -> list[Path]:
     """Run every family with kernels (or `family`), each into one new run record. Returns paths."""
     catalog = load_catalog(records)
     if family is not None and family not in catalog.families:
@@ -273,4 +284,4 @@ def run_all(records: Path = Path("records"), *, family: str | None = None, imple
         raise UserError(f"no family has kernels under {kernels_root}")
     return [run_family(catalog, Path(records), catalog.families[f], implementations=implementations,
                        workloads=workloads, timeout=timeout, device=device, budget_s=budget_s,
-                       kernels_root=kernels_root, console=console) for f in families]
+                       kernels_root=kernels_root, console=console, timing_cpu=timing_cpu) for f in families]

@@ -45,7 +45,7 @@ def _driver() -> str | None:
 def probe(job: dict, family) -> dict:
     import torch
 
-    from .measure import copy_bandwidth_gbps
+    from .measure import copy_bandwidth_gbps, pick_timing_cpu
 
     device = torch.device(job["device"])
     registry = []
@@ -71,6 +71,9 @@ def probe(job: dict, family) -> dict:
         env.update(gpu=f"CPU ({platform.machine()}, {os.cpu_count()} threads)")
         l2_bytes = None
     env["copy_bandwidth_gbps"] = copy_bandwidth_gbps(device, job["copy_bytes"])
+    if device.type == "cuda":  # CPU-mode timings use every core (torch's threads)
+        cpu = job.get("timing_cpu")
+        env["timing_cpu"] = cpu if cpu is not None else pick_timing_cpu()
     return {"registry": registry, "environment": {k: v for k, v in env.items() if v is not None},
             "device_name": name, "l2_bytes": l2_bytes}
 
@@ -114,12 +117,14 @@ def measure_one(family, impl, workload: dict, job: dict) -> dict:
         if problems:
             result.update(status="failed", error="; ".join(problems)[:1500])
             return result
+        cpu = job.get("timing_cpu")  # compiled and checked above on any CPU; timed below on this one
         if device.type == "cuda":
             count = m.n_sets(set_bytes, job["l2_bytes"], proto["cold_factor"], proto["max_sets"])
             fns = [fn] + [impl.factory(family.make_inputs(workload, seed + i, device), params)
                           for i in range(1, count)]
-            result["device_us"], how, calls = m.device_time_cuda(
-                fns, proto["budget_s"], proto["device_samples"], proto["target_graph_us"])
+            with m.pinned(cpu):
+                result["device_us"], how, calls = m.device_time_cuda(
+                    fns, proto["budget_s"], proto["device_samples"], proto["target_graph_us"])
             notes.append(f"{count} rotating input sets ({count * set_bytes / 1e6:.0f} MB), "
                          f"{calls} calls per sample")
             if how != "cuda-graph":
@@ -127,7 +132,8 @@ def measure_one(family, impl, workload: dict, job: dict) -> dict:
         else:
             fns = [fn]
             result["device_us"] = m.wall_time(fns, device, proto["budget_s"], proto["device_samples"])
-        result["e2e_us"] = m.wall_time(fns, device, proto["budget_s"], proto["e2e_samples"])
+        with m.pinned(cpu):
+            result["e2e_us"] = m.wall_time(fns, device, proto["budget_s"], proto["e2e_samples"])
         if callable(getattr(fn, "kr_note", None)):
             notes.insert(0, fn.kr_note())
     except NotInstalled as exc:

@@ -259,7 +259,7 @@ def _split_cfgs(n, elsize=2):
     return [c for c in kr.candidate_configs(n, elsize) if c["kind"] == "split"]
 
 
-def test_split_kernel_is_the_default_for_wide_rows_and_leaves_its_workspace_zeroed():
+def test_split_kernel_is_chosen_for_wide_rows_and_leaves_its_workspace_zeroed():
     for n in (65536, 131072):
         assert kr._config_for(n, 2, 2048, torch.device("cuda"))["kind"] == "split"
     x = torch.randn(77, 65536, device="cuda", dtype=torch.bfloat16)
@@ -285,7 +285,7 @@ def test_every_split_config_vs_float64(dtype, n):
     assert cfgs
     if dtype == torch.float16:
         cfgs = cfgs[:1]
-    variants = [dict(cfgs[0], HINTS=hi, PDL=p, W_EARLY=we) for hi in (0, 2) for p in (False, True)
+    variants = [dict(cfgs[0], HINTS=hi, PDL=p, W_EARLY=we) for hi in (0, 2, 3) for p in (False, True)
                 for we in (False, True)] + cfgs[1:]
     for c in variants:
         y, h = kr._run_cfg(c, x, r, w)

@@ -447,11 +447,11 @@ _TUNED: dict[tuple[int, int], dict] = {
     (4096, 4): _R([4096], 2, 8),
     (8192, 4): _R([8192], 1, 32, hints=0, w_early=True),  # for 2048 and 32768 rows (sweeps 7, 8)
     (16384, 4): _row1_cfg(16384, 32, hints=0, w_early=True),
-    (32768, 4): _split_cfg(32768, 8192, 4, hints=0, pdl=False),  # the row across 4 programs (sweep 8)
+    (32768, 4): _split_cfg(32768, 8192, 8, hints=0, pdl=False),  # the row across 4 programs (sweep 8, runner8)
     # bf16/fp16
     (1024, 2): _R([1024], 2, 8),
     (2048, 2): _R([2048], 1, 4),
-    (4096, 2): _row1_cfg(4096, 16, hints=0, w_early=True),  # one layout for 1 to 32768 rows (sweep 6)
+    (4096, 2): _row1_cfg(4096, 4, hints=0, w_early=True),  # one layout for 1 to 32768 rows (sweep 6, runner8)
     (5120, 2): _R([8192], 1, 16, mask=True),
     (7168, 2): _row1_cfg(7168, 32, hints=0, w_early=True),
     (8192, 2): _row1_cfg(8192, 16, hints=0, w_early=True),  # one layout for 1 to 2048 rows (sweep 6)

@@ -644,8 +644,9 @@ _KERNELS = {"rows": (_k_rows, _K_ROWS_CONSTEXPRS), "row1": (_k_row1, _K_ROW1_CON
 # Lean host path: cached compiled kernels, launched without Triton's per-call binding.
 # --------------------------------------------------------------------------------------
 
-# key (hidden, x dtype, w dtype, device index, few_rows) ->
-#   (compiled kernel, rows per program, constexpr tail, y dtype)   or False (use the normal path)
+# key (hidden, x dtype, w dtype, device index, rows bucket) ->
+#   (compiled kernel, rows per program, parts per row (_k_split) or 0, constexpr tail, y dtype)
+#   or False (use the normal path)
 _FAST: dict = {}
 _FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
 _raw_stream = None
@@ -708,16 +709,30 @@ def fused_add_rmsnorm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Ten
                 and weight.dim() == 1 and weight.shape[0] == n and residual.get_device() == dev \
                 and weight.get_device() == dev and _get_device() == dev:
             px, pr, pw = x.data_ptr(), residual.data_ptr(), weight.data_ptr()
-            if ((px | pr | pw) & 15) == 0:
-                ck, rows_per_prog, tail, ydt = entry
+            ck, rows_per_prog, split, tail, ydt = entry
+            n_rows = numel // n
+            stream = _raw_stream(dev)
+            ws = None
+            if split and n_rows:
+                # the stream's own workspace, already big enough; never while capturing a graph
+                # (the normal path gives a captured call a workspace of its own)
+                ws = _SPLIT_WS.get((dev, stream))
+                if ws is not None and (ws[0].numel() < n_rows * split or ws[1].numel() < n_rows
+                                       or torch.cuda.is_current_stream_capturing()):
+                    ws = None
+            if ((px | pr | pw) & 15) == 0 and (ws is not None or not split or not n_rows):
                 h = torch.empty_like(x)
                 y = torch.empty_like(x) if ydt is x.dtype else torch.empty_like(x, dtype=ydt)
-                n_rows = numel // n
                 if n_rows:
                     # raw device pointers: the tensors were checked above (same CUDA device)
-                    ck.run((n_rows + rows_per_prog - 1) // rows_per_prog, 1, 1, _raw_stream(dev), ck.function,
-                           ck.packed_metadata, None, None, None, px, pr, pw, y.data_ptr(), h.data_ptr(), n_rows,
-                           n, n, n, n, eps, *tail)
+                    if split:
+                        ck.run(n_rows * split, 1, 1, stream, ck.function, ck.packed_metadata, None, None, None,
+                               px, pr, pw, y.data_ptr(), h.data_ptr(), n_rows, n, n, n, n, eps,
+                               ws[0].data_ptr(), ws[1].data_ptr(), *tail)
+                    else:
+                        ck.run((n_rows + rows_per_prog - 1) // rows_per_prog, 1, 1, stream, ck.function,
+                               ck.packed_metadata, None, None, None, px, pr, pw, y.data_ptr(), h.data_ptr(),
+                               n_rows, n, n, n, n, eps, *tail)
                 return y, h
     return _general(x, residual, weight, eps)
 
@@ -760,9 +775,6 @@ def _maybe_cache_fast(ck, cfg, x2, r2, w, y2, h2, n_rows, eps, contig, i64, out_
     key = (n, x2.dtype, w.dtype, x2.get_device(), _bucket(n_rows))
     if key in _FAST:
         return
-    if cfg["kind"] == "split":  # needs its workspace: always the normal path (wide rows, long kernels)
-        _FAST[key] = False
-        return
     if (x2.data_ptr() | r2.data_ptr() | w.data_ptr() | y2.data_ptr() | h2.data_ptr()) & 15:
         return
     if not (x2.is_contiguous() and r2.is_contiguous() and w.is_contiguous()):
@@ -777,16 +789,22 @@ def _maybe_cache_fast(ck, cfg, x2, r2, w, y2, h2, n_rows, eps, contig, i64, out_
         pdl = bool(cfg.get("PDL", True)) and _pdl_supported(x2.device)
         tail = _constexpr_tail(cfg, n, True, False, pdl)
         rpp = cfg["ROWS"] if cfg["kind"] == "rows" else 1
+        split = cfg["SPLIT"] if cfg["kind"] == "split" else 0
         y_b = torch.empty_like(y2)
         h_b = torch.empty_like(h2)
-        ck.run((n_rows + rpp - 1) // rpp, 1, 1, _raw_stream(x2.get_device()), ck.function, ck.packed_metadata,
-               None, None, None, x2.data_ptr(), r2.data_ptr(), w.data_ptr(), y_b.data_ptr(), h_b.data_ptr(),
-               n_rows, n, n, n, n, float(eps), *tail)
+        args = (x2.data_ptr(), r2.data_ptr(), w.data_ptr(), y_b.data_ptr(), h_b.data_ptr(), n_rows, n, n, n, n,
+                float(eps))
+        if split:
+            slots, dep = _split_workspace(x2.device, n_rows, split)
+            args += (slots.data_ptr(), dep.data_ptr())
+        grid = n_rows * split if split else (n_rows + rpp - 1) // rpp
+        ck.run(grid, 1, 1, _raw_stream(x2.get_device()), ck.function, ck.packed_metadata, None, None, None,
+               *args, *tail)
         same = torch.equal(y_b.view(torch.uint8), y2.view(torch.uint8)) and \
             torch.equal(h_b.view(torch.uint8), h2.view(torch.uint8))
     except Exception:  # noqa: BLE001 - any incompatibility: keep the normal path
         same = False
-    _FAST[key] = (ck, rpp, tail, out_dtype) if same else False
+    _FAST[key] = (ck, rpp, split, tail, out_dtype) if same else False
 
 
 def fast_path_status() -> dict:

@@ -321,6 +321,41 @@ def test_split_kernel_in_cuda_graph_and_on_concurrent_streams():
             assert torch.equal(y0, y1) and torch.equal(h0, h1)
 
 
+def test_split_kernel_on_the_fast_path_eagerly_and_under_capture():
+    """The split kernel's cached launch uses the stream's own workspace when it is big enough,
+    and the normal path otherwise (a new stream, more rows than before, graph capture)."""
+    n = 65536
+    w = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        small = [(torch.randn(8, n, device="cuda", dtype=torch.bfloat16),
+                  torch.randn(8, n, device="cuda", dtype=torch.bfloat16)) for _ in range(3)]
+        big = (torch.randn(200, n, device="cuda", dtype=torch.bfloat16),  # same rows bucket, more rows
+               torch.randn(200, n, device="cuda", dtype=torch.bfloat16))
+        want = [ref64(x, r, w) for x, r in small + [big]]
+        for _ in range(2):  # first call caches the kernel; then small (fast), big (grows), small (fast)
+            for (x, r), (yr, hr) in zip(small + [big] + small[:1], want + want[:1]):
+                y, h = kr.fused_add_rmsnorm(x, r, w)
+                assert torch.equal(h, hr) and relerr(y, yr) < TOL[torch.bfloat16]
+        key = str((n, torch.bfloat16, torch.bfloat16, torch.cuda.current_device(), 0))
+        assert kr.fast_path_status().get(key) is True, kr.fast_path_status()
+        # captured on a stream that already has an eager workspace: the graph gets its own
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, stream=s):
+            got = [kr.fused_add_rmsnorm(x, r, w) for x, r in small]
+        for _ in range(3):
+            g.replay()
+            y, h = kr.fused_add_rmsnorm(*small[0])  # eager, between replays, same stream
+            s.synchronize()
+            assert torch.equal(h, want[0][1])
+            for (y1, h1), (yr, hr) in zip(got, want):
+                assert torch.equal(h1, hr) and relerr(y1, yr) < TOL[torch.bfloat16]
+    torch.cuda.synchronize()
+    for slots, dep in kr._SPLIT_WS.values():
+        assert not slots.any() and not dep.any()
+
+
 def test_split_kernel_strided_and_misaligned():
     n = 65536
     bx, br = torch.randn(6, n + 3, device="cuda"), torch.randn(6, n + 1, device="cuda")

@@ -89,8 +89,8 @@ def build(records: Path, out: Path, no_run: bool):
 @click.option("--kernels", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="folder of family kernel packages (default: the repository's kernels/)")
 @click.option("--timing-cpu", type=click.IntRange(min=0), default=None,
-              help="GPU runs: pin the timing loops to this CPU (default: the fastest allowed CPU in a "
-                   "short calibration; recorded as environment.timing_cpu)")
+              help="GPU runs: pin every timing loop to this CPU (recorded as environment.timing_cpu; "
+                   "default: per workload, the allowed CPU fastest in a short calibration just before)")
 @user_errors
 def run(records: Path, family, implementations, workloads, timeout, budget, device, kernels, timing_cpu):
     """Verify and time the registered kernels here; write one new run record per family."""

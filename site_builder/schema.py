@@ -312,7 +312,7 @@ class Environment(Record):
         default=None, description="large device-to-device copy, bytes read + written, this run"
     )
     timing_cpu: int | None = Field(
-        default=None, ge=0, description="the CPU every worker's timing loops were pinned to, this run"
+        default=None, ge=0, description="the CPU every timing loop was pinned to, where the run fixed one (--timing-cpu)"
     )
 
 

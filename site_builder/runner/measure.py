@@ -240,11 +240,13 @@ def _isolated_cpus() -> set[int]:
 
 
 def pick_timing_cpu(reps: int = 5) -> int | None:
-    """The CPU to pin every worker's timing loops to: among the allowed CPUs (the isolated ones
-    where the kernel has any), the one that runs a short pure-Python loop fastest (median of
-    `reps`). On a virtual machine some virtual CPUs share their core with busy host work: the
-    call + synchronize latency of one decode-size call measured 33 µs on such a CPU and 20 µs
-    on another of the same H200 machine, for every implementation alike. None where CPU
+    """The CPU to pin a workload's timing loops to: among the allowed CPUs (the isolated ones
+    where the kernel has any), the one that runs a short pure-Python loop fastest now (median
+    of `reps`, about 0.1 s for 16 CPUs). On a virtual machine a virtual CPU's host core can be
+    busy for seconds at a time: on our H200 machine one call + synchronize of a decode-size
+    workload measured 33 µs on such a CPU and 20 µs on another, for every implementation alike,
+    and with one CPU chosen at the start of a run, one implementation's figures still rose by
+    half for five workloads in a row (NOTES.md, run D). None where CPU
     affinity cannot be set."""
     if not hasattr(os, "sched_setaffinity"):
         return None

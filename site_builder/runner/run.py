@@ -27,24 +27,26 @@ from .summary import summary_table
 SEED = 1234
 
 GPU_PROTOCOL = {
-    "id": "kr-device-cold-l2", "version": 2, "clock": "device", "l2": "cold", "timing": "cuda-graph",
+    "id": "kr-device-cold-l2", "version": 3, "clock": "device", "l2": "cold", "timing": "cuda-graph",
     "statistic": "median", "quantiles": [0.2, 0.8],
     "description": (
         "Outputs checked first against a float64 reference (outputs poisoned with NaN, inputs "
         "unmodified, no aliasing). Device time: each sample replays a CUDA graph of calls over "
         "rotating input sets that together exceed 3× the L2 (cold L2), after warm-up; the time "
         "per call is the replay time over the calls; median, p20, p80, min, max over samples. "
-        "End-to-end: wall time of one Python call followed by a device synchronize. Timing "
-        "loops run pinned to one CPU, the same for every implementation of the run "
-        "(environment.timing_cpu: the fastest allowed CPU in a short calibration)."),
+        "End-to-end: wall time of one Python call followed by a device synchronize. Each "
+        "workload's timing loops run pinned to one CPU: the allowed CPU that ran a short "
+        "calibration loop fastest just before (the result's note names it), or the one given "
+        "by --timing-cpu (environment.timing_cpu)."),
 }
 CPU_PROTOCOL = {
     "id": "kr-cpu-wall", "version": 1, "clock": "device", "l2": "warm", "timing": "cpu-wall",
     "statistic": "median", "quantiles": [0.2, 0.8],
     "description": "CPU mode (tests, no GPU): wall time per Python call; same correctness gate.",
 }
-#: How the worker measures; recorded as the protocol's version 2 (version 1: the same, with
-#: the timing loops on whichever CPU the scheduler chose).
+#: How the worker measures; recorded as the protocol's version 3. Version 1: the timing loops
+#: on whichever CPU the scheduler chose; version 2: on one CPU per run, calibrated at its start
+#: (one implementation's end-to-end figures still rose by half for five workloads in a row, NOTES.md).
 GPU_SETTINGS = {"cold_factor": 3.0, "max_sets": 8192, "budget_s": 0.2, "device_samples": 100,
                 "e2e_samples": 300, "target_graph_us": 2000.0}
 CPU_SETTINGS = {"cold_factor": 0.0, "max_sets": 1, "budget_s": 0.05, "device_samples": 30,

@@ -45,7 +45,7 @@ def _driver() -> str | None:
 def probe(job: dict, family) -> dict:
     import torch
 
-    from .measure import copy_bandwidth_gbps, pick_timing_cpu
+    from .measure import copy_bandwidth_gbps
 
     device = torch.device(job["device"])
     registry = []
@@ -71,9 +71,8 @@ def probe(job: dict, family) -> dict:
         env.update(gpu=f"CPU ({platform.machine()}, {os.cpu_count()} threads)")
         l2_bytes = None
     env["copy_bandwidth_gbps"] = copy_bandwidth_gbps(device, job["copy_bytes"])
-    if device.type == "cuda":  # CPU-mode timings use every core (torch's threads)
-        cpu = job.get("timing_cpu")
-        env["timing_cpu"] = cpu if cpu is not None else pick_timing_cpu()
+    if device.type == "cuda" and job.get("timing_cpu") is not None:  # fixed by --timing-cpu
+        env["timing_cpu"] = job["timing_cpu"]
     return {"registry": registry, "environment": {k: v for k, v in env.items() if v is not None},
             "device_name": name, "l2_bytes": l2_bytes}
 
@@ -117,8 +116,14 @@ def measure_one(family, impl, workload: dict, job: dict) -> dict:
         if problems:
             result.update(status="failed", error="; ".join(problems)[:1500])
             return result
-        cpu = job.get("timing_cpu")  # compiled and checked above on any CPU; timed below on this one
         if device.type == "cuda":
+            # compiled and checked above on any CPU; timed below on one: the one given, or the
+            # least busy one now (a virtual CPU's host core can be busy for seconds at a time)
+            cpu = job.get("timing_cpu")
+            if cpu is None:
+                cpu = m.pick_timing_cpu()
+                if cpu is not None:
+                    notes.append(f"timed on CPU {cpu}")
             count = m.n_sets(set_bytes, job["l2_bytes"], proto["cold_factor"], proto["max_sets"])
             fns = [fn] + [impl.factory(family.make_inputs(workload, seed + i, device), params)
                           for i in range(1, count)]
@@ -129,7 +134,8 @@ def measure_one(family, impl, workload: dict, job: dict) -> dict:
                          f"{calls} calls per sample")
             if how != "cuda-graph":
                 notes.append(f"device time by {how}")
-        else:
+        else:  # CPU mode: torch's threads use every core
+            cpu = None
             fns = [fn]
             result["device_us"] = m.wall_time(fns, device, proto["budget_s"], proto["device_samples"])
         with m.pinned(cpu):

@@ -346,7 +346,7 @@ def test_split_kernel_on_the_fast_path_eagerly_and_under_capture():
             got = [kr.fused_add_rmsnorm(x, r, w) for x, r in small]
         for _ in range(3):
             g.replay()
-            y, h = kr.fused_add_rmsnorm(*small[0])  # eager, between replays, same stream
+            y, h = kr.fused_add_rmsnorm(*small[0], w)  # eager, between replays, same stream
             s.synchronize()
             assert torch.equal(h, want[0][1])
             for (y1, h1), (yr, hr) in zip(got, want):

@@ -187,3 +187,34 @@ def test_timing_loops_are_pinned_to_one_cpu_and_the_affinity_comes_back():
         assert os.sched_getaffinity(0) == before
     assert m.parse_cpu_list("0-2,5,7-8\n") == {0, 1, 2, 5, 7, 8}
     assert m.parse_cpu_list("\n") == set()
+
+
+def test_end_to_end_is_retimed_with_the_implementations_in_turn(toy_records):
+    """Every workload with two or more ok results gets its end-to-end figures from one process
+    that times its implementations in turn (CPU mode: 3 rounds of 10 calls each)."""
+    [path] = run_all(toy_records, family="toy-scale", implementations=["toy-good", "toy-segv", "toy-wrong"],
+                     timeout=30, device="cpu", kernels_root=TOY_KERNELS)
+    results = results_by_key(path)
+    for w in ("r1-h8", "r2-h8"):  # toy-good and toy-segv ok; toy-wrong failed, not timed
+        for impl in ("toy-good", "toy-segv"):
+            r = results[(impl, w)]
+            assert "end-to-end interleaved with 1 other implementation" in r["note"], r
+            assert r["e2e_us"]["samples"] == 30
+        assert "e2e_us" not in results[("toy-wrong", w)]
+    # r3-h16: toy-segv crashed there, toy-good alone keeps the figure of its own worker
+    alone = results[("toy-good", "r3-h16")]
+    assert "interleaved" not in (alone.get("note") or "") and alone["e2e_us"]["samples"] >= 10
+    assert load_catalog(toy_records).runs[0].run.protocol.version == 2
+
+
+def test_a_crash_in_the_interleaved_pass_loses_nothing(toy_records):
+    """toy-lonely is right in its own worker and crashes beside toy-good: every workload keeps
+    the end-to-end figures of the main pass, and the run completes."""
+    [path] = run_all(toy_records, family="toy-scale", implementations=["toy-good", "toy-lonely"],
+                     timeout=30, device="cpu", kernels_root=TOY_KERNELS)
+    results = results_by_key(path)
+    for w in ("r1-h8", "r2-h8", "r3-h16"):
+        for impl in ("toy-good", "toy-lonely"):
+            r = results[(impl, w)]
+            assert r["status"] == "ok" and r["e2e_us"]["samples"] >= 10, r
+            assert "interleaved" not in (r.get("note") or "")

@@ -283,6 +283,31 @@ def pinned(cpu: int | None):
         os.sched_setaffinity(0, before)
 
 
+def wall_time_interleaved(groups: dict[str, list], device: torch.device, rounds: int, block: int) -> dict:
+    """µs of wall time per Python call + synchronize for several implementations at once: in
+    each round every implementation takes `block` samples in turn (who goes first rotating),
+    each cycling through its own callables (rotating input sets). A host that is busier at one
+    moment than at another then weighs on all of them alike. {name: [samples]}"""
+    for group in groups.values():
+        for f in group[:3]:
+            f()
+    sync(device)
+    names = list(groups)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    position = dict.fromkeys(names, 0)
+    for k in range(rounds):
+        for name in names[k % len(names):] + names[:k % len(names)]:
+            group, i = groups[name], position[name]
+            for j in range(block):
+                f = group[(i + j) % len(group)]
+                t0 = time.perf_counter()
+                f()
+                sync(device)
+                samples[name].append((time.perf_counter() - t0) * 1e6)
+            position[name] = i + block
+    return samples
+
+
 def copy_bandwidth_gbps(device: torch.device, nbytes: int, reps: int = 10) -> float:
     """A large device-to-device copy outside any CUDA graph: (bytes read + written) / median time."""
     src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).uniform_()

@@ -156,6 +156,43 @@ def measure_one(family, impl, workload: dict, job: dict) -> dict:
     return result
 
 
+def measure_e2e(family, impl_ids: list[str], workload: dict, job: dict) -> dict:
+    """End-to-end times of one workload's implementations, interleaved (measure.wall_time_interleaved),
+    each over its own rotating input sets as in measure_one. Implementations that fail to
+    prepare here are left out with their error: {"e2e_us": {id: stat}, "errors": {id: text}}."""
+    import torch
+
+    from . import measure as m
+
+    device = torch.device(job["device"])
+    proto, seed, params = job["protocol"], job["seed"], job["params"]
+    groups: dict[str, list] = {}
+    errors: dict[str, str] = {}
+    for impl_id in impl_ids:
+        impl = family.registry[impl_id]
+        try:
+            inputs = family.make_inputs(workload, seed, device)
+            fn = impl.factory(inputs, params)
+            outputs = m.outputs_by_name(fn(), job["outputs"])
+            count = 1
+            if device.type == "cuda":
+                set_bytes = sum(t.nbytes for t in inputs.values()) + sum(t.nbytes for t in outputs.values())
+                count = m.n_sets(set_bytes, job["l2_bytes"], proto["cold_factor"], proto["max_sets"])
+            del outputs
+            groups[impl_id] = [fn] + [impl.factory(family.make_inputs(workload, seed + i, device), params)
+                                      for i in range(1, count)]
+        except Exception as exc:  # noqa: BLE001 - that implementation keeps its own figure
+            errors[impl_id] = _short(exc)
+            if _is_fatal(exc):
+                raise
+    cpu = job.get("timing_cpu")
+    if cpu is None and device.type == "cuda":
+        cpu = m.pick_timing_cpu()
+    with m.pinned(cpu):
+        samples = m.wall_time_interleaved(groups, device, proto["e2e_rounds"], proto["e2e_block"])
+    return {"e2e_us": {k: m.stat(v) for k, v in samples.items()}, "errors": errors, "cpu": cpu}
+
+
 def _cleanup():
     gc.collect()
     try:
@@ -197,6 +234,15 @@ def main(argv=None) -> int:
     family = load_family(Path(job["kernels_root"]), job["family"])
     if job["kind"] == "probe":
         emit({"event": "probe", **probe(job, family)})
+        return 0
+    if job["kind"] == "e2e":  # one workload at a time, every implementation in this process
+        for workload in job["workloads"]:
+            emit({"event": "start", "workload": workload["id"]})
+            ids = job["implementations_by_workload"][workload["id"]]
+            emit({"event": "result", "workload": workload["id"],
+                  "result": measure_e2e(family, ids, workload, job)})
+            if not _cleanup():
+                return 3
         return 0
     impl = family.registry[job["implementation"]]
     for workload in job["workloads"]:

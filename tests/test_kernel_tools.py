@@ -33,3 +33,25 @@ def test_bench_table_from_saved_results():
     assert cells[3].startswith("1074.00") and cells[5] == "liger" and cells[6] == "1032.43"
     assert cells[8] == "1032.02" and cells[9] == "1033.42 (liger)" and cells[10] == "0.999"
     assert "(us_seq): 1.130 (24 workloads)" in p.stdout
+
+
+def test_targets_on_the_version_8_and_9_runs():
+    """Run C (version 8): every target held; run E (version 9): its two end-to-end misses."""
+    c = run(KDIR / "targets.py", RUNS / "2026-12-01T09-43-07-bc750f.yaml")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert c.stdout.rstrip().endswith("every target held")
+    assert "| r2048-h4096-bf16 | 67.1 | 15.88 | 17.25 | 1.086 | torch-compile | 18.27 | 0.944 |" in c.stdout
+    assert "1.141 (24 workloads" in c.stdout
+    e = run(KDIR / "targets.py", RUNS / "2026-12-01T10-02-03-1cc0dd.yaml")
+    assert e.returncode == 1
+    assert ("MISSED:\n  r1-h8192-bf16: end-to-end 36.3 µs > quack's 26.71 µs\n"
+            "  r16-h8192-bf16: end-to-end 29.57 µs > quack's 23.8 µs\n") in e.stdout
+
+
+def test_bench_table_of_the_version_9_benchmark():
+    p = run(KDIR / "bench.py", "--table", KDIR / "sweeps" / "results" / "final4.json")
+    assert p.returncode == 0, p.stderr
+    row = next(line for line in p.stdout.splitlines() if line.startswith("| 2048x65536:bf16 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3].startswith("275.41") and cells[5] == "quack" and cells[8] == "275.30"
+    assert "(us): 1.129 (24 workloads)" in p.stdout

@@ -125,6 +125,7 @@ def test_measured_run_page_shows_environment_floor_and_correctness(built_second)
     page = soup(built_second, "runs/grouped-matvec/test-gpu/2026-02-01-second.html")
     body = text(page)
     assert "copy_bandwidth_gbps 820.0" in body and "seed 8" in body
+    assert "timing_cpu" not in body  # fields a run did not record are left out, not shown as "—"
     assert "FAILED" in body and "max abs 3.2" in body
     assert "faster than the physical floor" in body
 

@@ -27,7 +27,9 @@ runner)
   python3 -c "import quack.rmsnorm, liger_kernel, pydantic; print('quack, liger, pydantic import')" || exit 1
   nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
   before=$(ls records/runs/fused-add-rmsnorm/h200/)
-  timeout 540 python3 -m site_builder.runner --timeout 150 2>&1 | tee "$OUT/runner.log" | tail -n 45
+  # --budget: since protocol v4 the run ends with the interleaved end-to-end pass (about 2-3 more
+  # minutes); a run out of budget still writes its record, a run killed by `timeout` writes none
+  timeout 585 python3 -m site_builder.runner --timeout 150 --budget 540 2>&1 | tee "$OUT/runner.log" | tail -n 45
   for f in records/runs/fused-add-rmsnorm/h200/*.yaml; do
     echo "$before" | grep -qx "$(basename "$f")" || cp "$f" "$OUT/"
   done

@@ -204,6 +204,9 @@ def _e2e_pass(job: dict, workloads: list[dict], found_by_impl: dict, timeout: fl
                     current = event["workload"]
                 elif event["event"] == "result":
                     _apply_e2e(found_by_impl, event["workload"], event["result"])
+                    for impl_id, error in event["result"].get("errors", {}).items():
+                        progress.console.print(f"end-to-end pass, {impl_id} on {event['workload']}: {error[:300]}; "
+                                               "it keeps its own end-to-end times", highlight=False, soft_wrap=True)
                     done.add(event["workload"])
                     current = None
                     progress.advance(task)

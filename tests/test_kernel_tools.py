@@ -14,6 +14,12 @@ def run(*args):
     return subprocess.run([sys.executable, *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
+def table_row(stdout: str, workload: str) -> list[str]:
+    """The cells of the Markdown table row of one workload in a tool's output."""
+    row = next(line for line in stdout.splitlines() if line.startswith(f"| {workload} |"))
+    return [c.strip() for c in row.strip("|").split("|")]
+
+
 def test_targets_report_the_miss_of_each_final_run():
     a = run(KDIR / "targets.py", RUNS / "2026-12-01T07-59-16-ba299e.yaml")
     assert a.returncode == 1, a.stderr
@@ -28,8 +34,7 @@ def test_targets_report_the_miss_of_each_final_run():
 def test_bench_table_from_saved_results():
     p = run(KDIR / "bench.py", "--table", KDIR / "sweeps" / "results" / "final.json")
     assert p.returncode == 0, p.stderr
-    row = next(line for line in p.stdout.splitlines() if line.startswith("| 32768x8192:fp32 |"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
+    cells = table_row(p.stdout, "32768x8192:fp32")
     assert cells[3].startswith("1074.00") and cells[5] == "liger" and cells[6] == "1032.43"
     assert cells[8] == "1032.02" and cells[9] == "1033.42 (liger)" and cells[10] == "0.999"
     assert "(us_seq): 1.130 (24 workloads)" in p.stdout
@@ -51,7 +56,6 @@ def test_targets_on_the_version_8_and_9_runs():
 def test_bench_table_of_the_version_9_benchmark():
     p = run(KDIR / "bench.py", "--table", KDIR / "sweeps" / "results" / "final4.json")
     assert p.returncode == 0, p.stderr
-    row = next(line for line in p.stdout.splitlines() if line.startswith("| 2048x65536:bf16 |"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
+    cells = table_row(p.stdout, "2048x65536:bf16")
     assert cells[3].startswith("275.41") and cells[5] == "quack" and cells[8] == "275.30"
     assert "(us): 1.129 (24 workloads)" in p.stdout

@@ -226,11 +226,11 @@ def _apply_e2e(found_by_impl: dict, wid: str, result: dict) -> None:
     if len(times) < 2:  # nothing to interleave with: keep the figures of the main pass
         return
     where = f" on CPU {result['cpu']}" if result.get("cpu") is not None else ""
+    others = len(times) - 1
+    note = f"end-to-end interleaved with {others} other implementation{'s' if others > 1 else ''}{where}"
     for impl_id, stat in times.items():
         found = found_by_impl[impl_id][wid]
         found["e2e_us"] = stat
-        others = len(times) - 1
-        note = f"end-to-end interleaved with {others} other implementation{'s' if others > 1 else ''}{where}"
         found["note"] = "; ".join(n for n in (found.get("note"), note) if n)[:1000]
 
 

@@ -87,6 +87,32 @@ def _short(exc: BaseException) -> str:
     return "".join(lines).strip()[:1500]
 
 
+def _rotating_calls(family, impl, workload: dict, job: dict, fn, set_bytes: int) -> list:
+    """fn and fresh callables on further input sets (seed + i), enough for one pass over them
+    to exceed the protocol's multiple of the L2 (cold L2); on a CPU, fn alone."""
+    import torch
+
+    from . import measure as m
+
+    device, proto = torch.device(job["device"]), job["protocol"]
+    if device.type != "cuda":
+        return [fn]
+    count = m.n_sets(set_bytes, job["l2_bytes"], proto["cold_factor"], proto["max_sets"])
+    return [fn] + [impl.factory(family.make_inputs(workload, job["seed"] + i, device), job["params"])
+                   for i in range(1, count)]
+
+
+def _timing_cpu(job: dict, device) -> int | None:
+    """The CPU to time on: the one --timing-cpu gave, else (GPU runs) the least busy one now;
+    None in CPU mode, where torch's threads use every core."""
+    from . import measure as m
+
+    cpu = job.get("timing_cpu")
+    if cpu is None and device.type == "cuda":
+        cpu = m.pick_timing_cpu()
+    return cpu
+
+
 def measure_one(family, impl, workload: dict, job: dict) -> dict:
     import torch
 
@@ -116,29 +142,22 @@ def measure_one(family, impl, workload: dict, job: dict) -> dict:
         if problems:
             result.update(status="failed", error="; ".join(problems)[:1500])
             return result
-        if device.type == "cuda":
-            # compiled and checked above on any CPU; timed below on one: the one given, or the
-            # least busy one now (a virtual CPU's host core can be busy for seconds at a time)
-            cpu = job.get("timing_cpu")
-            if cpu is None:
-                cpu = m.pick_timing_cpu()
-                if cpu is not None:
-                    notes.append(f"timed on CPU {cpu}")
-            count = m.n_sets(set_bytes, job["l2_bytes"], proto["cold_factor"], proto["max_sets"])
-            fns = [fn] + [impl.factory(family.make_inputs(workload, seed + i, device), params)
-                          for i in range(1, count)]
-            with m.pinned(cpu):
+        # compiled and checked above on any CPU; timed below on one: the one given, or the least
+        # busy one now (a virtual CPU's host core can be busy for seconds at a time)
+        cpu = _timing_cpu(job, device)
+        if cpu is not None and job.get("timing_cpu") is None:
+            notes.append(f"timed on CPU {cpu}")
+        fns = _rotating_calls(family, impl, workload, job, fn, set_bytes)
+        with m.pinned(cpu):
+            if device.type == "cuda":
                 result["device_us"], how, calls = m.device_time_cuda(
                     fns, proto["budget_s"], proto["device_samples"], proto["target_graph_us"])
-            notes.append(f"{count} rotating input sets ({count * set_bytes / 1e6:.0f} MB), "
-                         f"{calls} calls per sample")
-            if how != "cuda-graph":
-                notes.append(f"device time by {how}")
-        else:  # CPU mode: torch's threads use every core
-            cpu = None
-            fns = [fn]
-            result["device_us"] = m.wall_time(fns, device, proto["budget_s"], proto["device_samples"])
-        with m.pinned(cpu):
+                notes.append(f"{len(fns)} rotating input sets ({len(fns) * set_bytes / 1e6:.0f} MB), "
+                             f"{calls} calls per sample")
+                if how != "cuda-graph":
+                    notes.append(f"device time by {how}")
+            else:
+                result["device_us"] = m.wall_time(fns, device, proto["budget_s"], proto["device_samples"])
             result["e2e_us"] = m.wall_time(fns, device, proto["budget_s"], proto["e2e_samples"])
         if callable(getattr(fn, "kr_note", None)):
             notes.insert(0, fn.kr_note())
@@ -165,29 +184,23 @@ def measure_e2e(family, impl_ids: list[str], workload: dict, job: dict) -> dict:
     from . import measure as m
 
     device = torch.device(job["device"])
-    proto, seed, params = job["protocol"], job["seed"], job["params"]
+    proto = job["protocol"]
     groups: dict[str, list] = {}
     errors: dict[str, str] = {}
     for impl_id in impl_ids:
         impl = family.registry[impl_id]
         try:
-            inputs = family.make_inputs(workload, seed, device)
-            fn = impl.factory(inputs, params)
+            inputs = family.make_inputs(workload, job["seed"], device)
+            fn = impl.factory(inputs, job["params"])
             outputs = m.outputs_by_name(fn(), job["outputs"])
-            count = 1
-            if device.type == "cuda":
-                set_bytes = sum(t.nbytes for t in inputs.values()) + sum(t.nbytes for t in outputs.values())
-                count = m.n_sets(set_bytes, job["l2_bytes"], proto["cold_factor"], proto["max_sets"])
+            set_bytes = sum(t.nbytes for t in inputs.values()) + sum(t.nbytes for t in outputs.values())
             del outputs
-            groups[impl_id] = [fn] + [impl.factory(family.make_inputs(workload, seed + i, device), params)
-                                      for i in range(1, count)]
+            groups[impl_id] = _rotating_calls(family, impl, workload, job, fn, set_bytes)
         except Exception as exc:  # noqa: BLE001 - that implementation keeps its own figure
             errors[impl_id] = _short(exc)
             if _is_fatal(exc):
                 raise
-    cpu = job.get("timing_cpu")
-    if cpu is None and device.type == "cuda":
-        cpu = m.pick_timing_cpu()
+    cpu = _timing_cpu(job, device)
     with m.pinned(cpu):
         samples = m.wall_time_interleaved(groups, device, proto["e2e_rounds"], proto["e2e_block"])
     return {"e2e_us": {k: m.stat(v) for k, v in samples.items()}, "errors": errors, "cpu": cpu}

@@ -28,10 +28,12 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
+from runner_sweep import workload  # noqa: E402  (beside this script)
+
 from site_builder.runner import measure as m  # noqa: E402
 from site_builder.runner.families import KERNELS_ROOT, load_family  # noqa: E402
+from site_builder.runner.run import SEED  # noqa: E402
 
-SEED = 1234
 _libc = ctypes.CDLL(None)
 
 
@@ -76,12 +78,6 @@ def main():
     device = torch.device("cuda")
     l2 = torch.cuda.get_device_properties(device).L2_cache_size
     family = load_family(KERNELS_ROOT, "fused-add-rmsnorm")
-    dtypes = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
-
-    def workload(wid):  # "r1-h4096-bf16", the family's workload ids
-        r, h, d = wid.split("-")
-        return {"id": wid, "dtype": dtypes[d], "rows": int(r[1:]), "hidden": int(h[1:])}
-
     report = {"cpus": os.cpu_count(), "affinity": sorted(os.sched_getaffinity(0)), "workloads": {}}
     for wid in args.workloads.split(","):
         wl = workload(wid)

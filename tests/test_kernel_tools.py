@@ -59,3 +59,16 @@ def test_bench_table_of_the_version_9_benchmark():
     cells = table_row(p.stdout, "2048x65536:bf16")
     assert cells[3].startswith("275.41") and cells[5] == "quack" and cells[8] == "275.30"
     assert "(us): 1.129 (24 workloads)" in p.stdout
+
+
+def test_targets_on_the_final_run():
+    """Run F (version 9, protocol v4, the committed kernel): every target held, decode
+    end-to-end included."""
+    f = run(KDIR / "targets.py", RUNS / "2026-12-01T11-58-43-ad789b.yaml")
+    assert f.returncode == 0, f.stdout + f.stderr
+    assert f.stdout.rstrip().endswith("every target held")
+    assert "| r1-h4096-bf16 | 0.0 | 0.01 | 1.49 | 151.706 | liger-fused | 2.32 | 0.643 | 21.1 | 21.9 (quack) |" \
+        in f.stdout
+    assert "| r32768-h8192-fp32 | 4295.0 | 1029.19 | 1040.00 | 1.011 | liger-fused | 1038.00 | 1.002 |" in f.stdout
+    assert "1.143 (24 workloads" in f.stdout
+    assert "r2048-h65536-bf16: kr 1.032x QuACK" in f.stdout

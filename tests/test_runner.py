@@ -189,6 +189,36 @@ def test_timing_loops_are_pinned_to_one_cpu_and_the_affinity_comes_back():
     assert m.parse_cpu_list("\n") == set()
 
 
+def test_rotating_input_sets_stop_at_the_calls_a_loop_makes():
+    """GPU runs rotate enough input sets to exceed 3x the L2; the interleaved end-to-end pass
+    builds no more sets than its rounds x block calls, and calls each one once, in turn."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from site_builder.runner import measure as m
+    from site_builder.runner.worker import _rotating_calls
+
+    made, called = [], []
+
+    def factory(inputs, params):
+        made.append(inputs["seed"])
+        return lambda: called.append(inputs["seed"])
+
+    family = SimpleNamespace(make_inputs=lambda workload, seed, device: {"seed": seed})
+    impl = SimpleNamespace(factory=factory)
+    job = {"device": "cuda", "seed": 100, "params": {}, "l2_bytes": 10**6,
+           "protocol": {"cold_factor": 3.0, "max_sets": 1000}}
+    fn = factory({"seed": 100}, {})
+    assert len(_rotating_calls(family, impl, {}, job, fn, set_bytes=10**4)) == 301  # 3 MB / 10 kB + 1
+    made.clear()
+    fns = _rotating_calls(family, impl, {}, job, fn, set_bytes=10**4, at_most=2 * 5)
+    assert len(fns) == 10 and made == list(range(101, 110))
+    assert len(_rotating_calls(family, impl, {}, job, fn, set_bytes=10**6, at_most=10)) == 4  # fewer needed
+    samples = m.wall_time_interleaved({"a": fns}, torch.device("cpu"), rounds=2, block=5)
+    assert len(samples["a"]) == 10 and called[3:] == list(range(100, 110))  # after 3 warm-up calls
+
+
 def test_end_to_end_is_retimed_with_the_implementations_in_turn(toy_records):
     """Every workload with two or more ok results gets its end-to-end figures from one process
     that times its implementations in turn (CPU mode: 3 rounds of 10 calls each)."""

@@ -125,6 +125,11 @@ def verify(outputs: dict, reference: dict, inputs: dict, snapshot: dict, atol: f
 # --- timing ------------------------------------------------------------------------------
 
 
+def set_bytes(inputs: dict, outputs: dict) -> int:
+    """Bytes one input set touches: its inputs and the outputs a call allocates."""
+    return sum(t.nbytes for t in inputs.values()) + sum(t.nbytes for t in outputs.values())
+
+
 def n_sets(bytes_per_set: int, l2_bytes: int, factor: float, max_sets: int) -> int:
     """Input sets to rotate so that one pass moves more than `factor` × the L2."""
     return max(2, min(max_sets, math.ceil(factor * l2_bytes / max(bytes_per_set, 1)) + 1))

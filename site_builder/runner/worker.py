@@ -87,9 +87,12 @@ def _short(exc: BaseException) -> str:
     return "".join(lines).strip()[:1500]
 
 
-def _rotating_calls(family, impl, workload: dict, job: dict, fn, set_bytes: int) -> list:
+def _rotating_calls(family, impl, workload: dict, job: dict, fn, set_bytes: int,
+                    at_most: int | None = None) -> list:
     """fn and fresh callables on further input sets (seed + i), enough for one pass over them
-    to exceed the protocol's multiple of the L2 (cold L2); on a CPU, fn alone."""
+    to exceed the protocol's multiple of the L2 (cold L2), and no more than `at_most` (the calls
+    a loop will make, where that is fewer: the sets past it would never be called); on a CPU,
+    fn alone."""
     import torch
 
     from . import measure as m
@@ -98,6 +101,8 @@ def _rotating_calls(family, impl, workload: dict, job: dict, fn, set_bytes: int)
     if device.type != "cuda":
         return [fn]
     count = m.n_sets(set_bytes, job["l2_bytes"], proto["cold_factor"], proto["max_sets"])
+    if at_most is not None:
+        count = min(count, at_most)
     return [fn] + [impl.factory(family.make_inputs(workload, job["seed"] + i, device), job["params"])
                    for i in range(1, count)]
 
@@ -137,7 +142,7 @@ def measure_one(family, impl, workload: dict, job: dict) -> dict:
         m.sync(device)
         correctness, problems = m.verify(outputs, reference, inputs, snapshot, atol, rtol)
         result["correctness"] = correctness
-        set_bytes = sum(t.nbytes for t in inputs.values()) + sum(t.nbytes for t in outputs.values())
+        set_bytes = m.set_bytes(inputs, outputs)
         del outputs, reference, snapshot
         if problems:
             result.update(status="failed", error="; ".join(problems)[:1500])
@@ -193,9 +198,11 @@ def measure_e2e(family, impl_ids: list[str], workload: dict, job: dict) -> dict:
             inputs = family.make_inputs(workload, job["seed"], device)
             fn = impl.factory(inputs, job["params"])
             outputs = m.outputs_by_name(fn(), job["outputs"])
-            set_bytes = sum(t.nbytes for t in inputs.values()) + sum(t.nbytes for t in outputs.values())
+            set_bytes = m.set_bytes(inputs, outputs)
             del outputs
-            groups[impl_id] = _rotating_calls(family, impl, workload, job, fn, set_bytes)
+            # each implementation makes rounds x block timed calls, one per set in turn
+            groups[impl_id] = _rotating_calls(family, impl, workload, job, fn, set_bytes,
+                                              at_most=proto["e2e_rounds"] * proto["e2e_block"])
         except Exception as exc:  # noqa: BLE001 - that implementation keeps its own figure
             errors[impl_id] = _short(exc)
             if _is_fatal(exc):

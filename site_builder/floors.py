@@ -27,7 +27,8 @@ def element_bytes(workload: Workload, spec: TensorSpec) -> int:
 
 
 def bytes_moved(family: Family, workload: Workload) -> int:
-    tensors = [*family.semantics.inputs.values(), *family.semantics.outputs.values()]
+    inputs, outputs = family.semantics.tensors(workload.kind)
+    tensors = [*inputs.values(), *outputs.values()]
     return sum(tensor_elements(family, workload, t) * element_bytes(workload, t) for t in tensors)
 
 

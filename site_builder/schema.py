@@ -147,6 +147,18 @@ class Arithmetic(Record):
     peak: Literal["fp32", "bf16_tensor", "fp16_tensor", "fp8_tensor"] = "fp32"
 
 
+WorkloadKind = Literal["forward", "backward", "forward+backward"]
+WORKLOAD_KINDS: tuple[str, ...] = ("forward", "backward", "forward+backward")
+
+
+class KindSemantics(Record):
+    """The tensors of one workload kind other than the forward pass (e.g. a backward pass)."""
+
+    inputs: dict[Slug, TensorSpec] = Field(min_length=1)
+    outputs: dict[Slug, TensorSpec] = Field(min_length=1)
+    definition: Annotated[str, StringConstraints(min_length=1, max_length=2000)] | None = None
+
+
 class Semantics(Record):
     axes: dict[Slug, Axis] = Field(min_length=1)
     inputs: dict[Slug, TensorSpec] = Field(min_length=1)
@@ -157,10 +169,24 @@ class Semantics(Record):
     parameters: dict[Slug, float | int | str] = Field(
         default_factory=dict, description="scalar parameters fixed by the semantics, e.g. eps"
     )
+    kinds: dict[Literal["backward", "forward+backward"], KindSemantics] = Field(
+        default_factory=dict,
+        description="tensors of the workload kinds other than forward (the top-level inputs and outputs)",
+    )
+
+    def tensors(self, kind: str = "forward") -> tuple[dict[str, TensorSpec], dict[str, TensorSpec]]:
+        """(inputs, outputs) of a workload kind: the top-level ones for `forward`."""
+        if kind == "forward":
+            return self.inputs, self.outputs
+        k = self.kinds[kind]
+        return k.inputs, k.outputs
 
     @model_validator(mode="after")
     def _shapes_use_axes(self):
-        for group in (self.inputs, self.outputs):
+        groups = [self.inputs, self.outputs]
+        for k in self.kinds.values():
+            groups += [k.inputs, k.outputs]
+        for group in groups:
             for name, spec in group.items():
                 unknown = [a for a in spec.shape if a not in self.axes]
                 if unknown:
@@ -168,9 +194,12 @@ class Semantics(Record):
                         f"tensor {name!r} uses undeclared axis {unknown[0]!r}; "
                         f"— use one of the declared axes: {', '.join(self.axes)}"
                     )
-        clash = set(self.inputs) & set(self.outputs)
-        if clash:
-            raise ValueError(f"{sorted(clash)[0]!r} is both an input and an output — rename one of them")
+        for kind in ("forward", *self.kinds):
+            ins, outs = self.tensors(kind)
+            clash = set(ins) & set(outs)
+            if clash:
+                raise ValueError(f"{sorted(clash)[0]!r} is both an input and an output of the {kind} kind "
+                                 f"— rename one of them")
         return self
 
 
@@ -181,6 +210,7 @@ class Workload(Record):
 
     id: Slug
     dtype: DType
+    kind: WorkloadKind = Field(default="forward", description="forward, backward or forward+backward")
     label: ShortText | None = None
 
     @model_validator(mode="after")
@@ -225,6 +255,9 @@ class Family(VersionedRecord):
             for name, axis in axes.items():
                 if axis.kind == "variable" and name not in sizes:
                     raise ValueError(f"workload {w.id!r} lacks a size for axis {name!r} — add `{name}: <size>` to it")
+            if w.kind != "forward" and w.kind not in self.semantics.kinds:
+                raise ValueError(f"workload {w.id!r} is of kind {w.kind!r}, which semantics.kinds does not declare "
+                                 f"— add `kinds: {{{w.kind}: {{inputs: ..., outputs: ...}}}}` under semantics")
             extra = [k for k in sizes if k not in axes]
             if extra:
                 raise ValueError(f"workload {w.id!r} sizes undeclared axis {extra[0]!r} — declare the axis under semantics.axes or remove the size")

@@ -87,3 +87,35 @@ def test_the_schema_catches_what_an_editor_should_flag():
 def test_the_build_publishes_the_same_schemas(built_site):
     for name, text in schema_files().items():
         assert json.loads((built_site / "schema" / name).read_text(encoding="utf-8")) == json.loads(text)
+
+
+def test_workload_kinds_declare_their_own_tensors():
+    """A backward workload counts the bytes of its kind's tensors; an undeclared kind is refused."""
+    import pytest
+    from site_builder import floors
+    from site_builder.schema import Family
+
+    data = {
+        "schema_version": 1, "id": "toy-norm", "title": "Toy norm", "tag": "norm", "summary": "A toy.",
+        "semantics": {
+            "axes": {"rows": "variable", "hidden": "variable"},
+            "inputs": {"x": {"dtype": "float", "shape": ["rows", "hidden"]}},
+            "outputs": {"y": {"dtype": "float", "shape": ["rows", "hidden"]}},
+            "definition": "y = x / rms(x)",
+            "kinds": {"backward": {
+                "inputs": {"dy": {"dtype": "float", "shape": ["rows", "hidden"]},
+                           "x": {"dtype": "float", "shape": ["rows", "hidden"]}},
+                "outputs": {"dx": {"dtype": "float", "shape": ["rows", "hidden"]}}}},
+        },
+        "baseline": "eager", "headline": "fwd", "scaling": {"axis": "hidden"},
+        "workloads": [{"id": "fwd", "rows": 2, "hidden": 4, "dtype": "float32"},
+                      {"id": "bwd", "kind": "backward", "rows": 2, "hidden": 4, "dtype": "bfloat16"}],
+    }
+    family = Family.model_validate(data)
+    fwd, bwd = family.workloads
+    assert (fwd.kind, bwd.kind) == ("forward", "backward")
+    assert floors.bytes_moved(family, fwd) == 2 * 8 * 4
+    assert floors.bytes_moved(family, bwd) == 3 * 8 * 2
+    data["workloads"].append({"id": "fb", "kind": "forward+backward", "rows": 2, "hidden": 4, "dtype": "float32"})
+    with pytest.raises(ValueError, match="forward\\+backward.*semantics.kinds does not declare"):
+        Family.model_validate(data)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from site_builder.floors import bytes_moved
-from site_builder.load import load_catalog
+from site_builder.derive.floors import bytes_moved
+from site_builder.records.load import load_catalog
 
 IMPLS = 6
 

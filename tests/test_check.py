@@ -8,10 +8,10 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from site_builder.check import check
+from site_builder.derive.check import check
 from site_builder.cli import main
-from site_builder.kernel_hash import kernel_sha, registered, sha_of
-from site_builder.schemas import schema_line
+from site_builder.records.kernel_hash import kernel_sha, registered, sha_of
+from site_builder.records.schemas import schema_line
 
 from conftest import RECORDS
 

@@ -24,7 +24,7 @@ def test_every_command_has_help_and_is_documented():
 
 
 def test_build_says_it_renders_committed_records_without_a_gpu(tmp_path, monkeypatch):
-    monkeypatch.setattr("site_builder.cli.gpu_present", lambda: False)
+    monkeypatch.setattr("site_builder.cli.site.gpu_present", lambda: False)
     result = CliRunner().invoke(main, ["build", "--records", str(RECORDS), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == "No CUDA GPU here: rendering the committed records."

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from site_builder.cli import main
-from site_builder.kernel_hash import registered
+from site_builder.records.kernel_hash import registered
 
 from conftest import REPO
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from site_builder.derive import build_entries, cohorts
-from site_builder.floors import bytes_moved, floor
-from site_builder.load import load_catalog
-from site_builder.pages import family_page
+from site_builder.derive.entries import build_entries, cohorts
+from site_builder.derive.index import derive
+from site_builder.derive.floors import bytes_moved, floor
+from site_builder.records.load import load_catalog
+from site_builder.site.publishers.family import family_page
 
 from conftest import RECORDS, SECOND
 
@@ -65,8 +66,8 @@ def test_floor_with_fixed_axis_mixed_dtypes_and_arithmetic(second):
 
 def test_leaderboard_order_ratios_and_speedup(seed):
     catalog, entries = seed
-    page = family_page(catalog, catalog.families["fused-add-rmsnorm"], entries)
-    lb = next(lb for lb in page["leaderboards"] if lb["workload"]["id"] == "r2048-h1024-fp32")
+    page = family_page(derive(catalog, entries), catalog.families["fused-add-rmsnorm"])
+    lb = next(lb for lb in page.leaderboards if lb["workload"]["id"] == "r2048-h1024-fp32")
     (cohort,) = lb["cohorts"]
     assert cohort["protocol"] == "liger-benchmark-scripts" and cohort["hardware"] == "h100-sxm"
     rows = cohort["rows"]
@@ -75,7 +76,7 @@ def test_leaderboard_order_ratios_and_speedup(seed):
     assert rows[0]["ratio_to_first"] == 1.0
     assert rows[1]["ratio_to_first"] == pytest.approx(45.5 / 20.5)
     assert rows[0]["speedup_vs_baseline"] == pytest.approx(2.2195, abs=1e-4)
-    assert page["fastest"]["primary"]["implementation"] == "liger-fused"
+    assert page.fastest["primary"]["implementation"] == "liger-fused"
     assert cohort["floor"]["above_datasheet"] == pytest.approx(20.5 / (33_558_528 / 3350e3))
 
 
@@ -106,8 +107,8 @@ def test_ranking_never_mixes_protocols_or_hardware(seed, second):
 
 def test_matrix_notes_unmeasured_hardware(seed):
     catalog, entries = seed
-    page = family_page(catalog, catalog.families["fused-add-rmsnorm"], entries)
-    headline = next(r for r in page["matrix"]["rows"] if r["workload"]["id"] == "r2048-h1024-fp32")
+    page = family_page(derive(catalog, entries), catalog.families["fused-add-rmsnorm"])
+    headline = next(r for r in page.matrix["rows"] if r["workload"]["id"] == "r2048-h1024-fp32")
     cells = {c["hardware"]: c for c in headline["cells"]}
     assert cells["h100-sxm"]["missing"] is False and cells["h100-sxm"]["name"] == "Liger fused"
     assert {c["hardware"] for c in headline["cells"]} == set(catalog.hardware)

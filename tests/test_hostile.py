@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from site_builder.build import build
 from site_builder.cli import main
 from site_builder.errors import RecordErrors
-from site_builder.load import load_catalog
+from site_builder.records.load import load_catalog
 
 from conftest import RECORDS, REPORTED_RUN_HEAD
 

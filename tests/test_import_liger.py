@@ -8,11 +8,11 @@ import pytest
 from click.testing import CliRunner
 
 from site_builder.build import build
-from site_builder.check import check
+from site_builder.derive.check import check
 from site_builder.cli import main
 from site_builder.errors import UserError
 from site_builder.importers.liger_csv import import_liger_csv, line_ranges
-from site_builder.load import load_catalog
+from site_builder.records.load import load_catalog
 
 CSV = Path(__file__).resolve().parent / "fixtures" / "liger-csv" / "benchmark_sample.csv"
 H200_NAME = "NVIDIA H200 141GB HBM3e=h200"

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import site_builder.build as build_module
+import site_builder.build.pages as pages_module
+import site_builder.build.write as write_module
 from site_builder.build import build, render_site, write_site
 from site_builder.cli import main
 from site_builder.errors import UserError
-from site_builder.newfiles import write_new
+from site_builder.records.newfiles import write_new
 
 from conftest import RECORDS
 
@@ -52,7 +53,7 @@ def leftovers(folder: Path) -> list[str]:
 
 def test_a_render_step_failing_midway_keeps_the_previous_site(site, monkeypatch):
     before = snapshot(site)
-    real, calls = build_module.render, []
+    real, calls = pages_module.render, []
 
     def flaky(*args, **kwargs):
         calls.append(args[1])
@@ -60,7 +61,7 @@ def test_a_render_step_failing_midway_keeps_the_previous_site(site, monkeypatch)
             raise RuntimeError("template blew up")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(build_module, "render", flaky)
+    monkeypatch.setattr(pages_module, "render", flaky)
     with pytest.raises(RuntimeError, match="template blew up"):
         build(RECORDS, site)
     assert snapshot(site) == before and leftovers(site) == []
@@ -96,7 +97,7 @@ def test_a_failure_during_the_swap_puts_the_previous_site_back(site, files, monk
             raise OSError(5, "Input/output error")
         return real(src, dst)
 
-    monkeypatch.setattr(build_module.os, "replace", second_fails)
+    monkeypatch.setattr(write_module.os, "replace", second_fails)
     with pytest.raises(OSError):
         write_site(files, site)
     monkeypatch.undo()

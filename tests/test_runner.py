@@ -21,7 +21,7 @@ pytest.importorskip("torch")
 
 from site_builder.cli import main  # noqa: E402
 from site_builder.errors import UserError  # noqa: E402
-from site_builder.load import load_catalog  # noqa: E402
+from site_builder.records.load import load_catalog  # noqa: E402
 from site_builder.runner import run_all  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -7,11 +7,11 @@ import datetime as dt
 import pytest
 from click.testing import CliRunner
 
-from site_builder.check import check
+from site_builder.derive.check import check
 from site_builder.cli import main
 from site_builder.errors import UserError
-from site_builder.load import load_catalog
-from site_builder.scaffold import new_family, new_hardware, new_implementation, new_run
+from site_builder.records.load import load_catalog
+from site_builder.records.scaffold import new_family, new_hardware, new_implementation, new_run
 
 TODAY = dt.date(2026, 11, 2)
 

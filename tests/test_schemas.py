@@ -11,11 +11,11 @@ import yaml
 from click.testing import CliRunner
 
 from site_builder.cli import main
-from site_builder.schemas import KIND_OF_FOLDER, LINE_PREFIX, SCHEMA_DIR, schema_files, schema_line
+from site_builder.records.schemas import KIND_OF_FOLDER, LINE_PREFIX, SCHEMA_DIR, schema_files, schema_line
 
 from conftest import RECORDS, SECOND
 
-FIX = "run `python -m site_builder.schemas` (or `kernel-records schemas`) and commit schema/"
+FIX = "run `python -m site_builder.records.schemas` (or `kernel-records schemas`) and commit schema/"
 
 
 def all_records():
@@ -92,8 +92,8 @@ def test_the_build_publishes_the_same_schemas(built_site):
 def test_workload_kinds_declare_their_own_tensors():
     """A backward workload counts the bytes of its kind's tensors; an undeclared kind is refused."""
     import pytest
-    from site_builder import floors
-    from site_builder.schema import Family
+    from site_builder.derive import floors
+    from site_builder.records.schema import Family
 
     data = {
         "schema_version": 1, "id": "toy-norm", "title": "Toy norm", "tag": "norm", "summary": "A toy.",

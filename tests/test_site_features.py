@@ -12,10 +12,11 @@ import pytest
 from bs4 import BeautifulSoup
 
 from site_builder.build import build
-from site_builder.challenges import challenges
-from site_builder.derive import build_entries
-from site_builder.kernel_hash import family_dir
-from site_builder.load import load_catalog
+from site_builder.site.publishers.challenges import challenges
+from site_builder.derive.entries import build_entries
+from site_builder.derive.index import derive
+from site_builder.records.kernel_hash import family_dir
+from site_builder.records.load import load_catalog
 
 from conftest import write
 from synthetic import add_synthetic_runs, stable_records
@@ -166,7 +167,7 @@ def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, t
             return lambda: None
     """)
     catalog = load_catalog(records)
-    model = challenges(catalog, build_entries(catalog), kernels)[0]
+    model = challenges(derive(catalog), kernels)[0]
     stale = model["stale"]
     assert [s["implementation"] for s in stale] == ["synthetic-1"]
     assert stale[0]["results"] == 24 and stale[0]["command"].endswith("--implementation synthetic-1")

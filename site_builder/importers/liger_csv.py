@@ -29,11 +29,11 @@ from pathlib import Path
 import yaml
 
 from ..errors import UserError
-from ..load import Catalog, load_catalog
-from ..newfiles import write_new
-from ..schema import Run
-from ..schemas import schema_line
-from ..yamlio import parse
+from ..records.load import Catalog, load_catalog
+from ..records.newfiles import write_new
+from ..records.schema import Run
+from ..records.schemas import schema_line
+from ..records.yamlio import parse
 
 MAX_BYTES = 50_000_000
 REQUIRED = ("kernel_name", "kernel_provider", "kernel_operation_mode", "metric_name", "metric_unit",

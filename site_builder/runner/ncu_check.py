@@ -30,7 +30,7 @@ UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6, "ns": 1
 def profile(args) -> None:
     import torch
 
-    from ..load import load_catalog
+    from ..records.load import load_catalog
     from .families import KERNELS_ROOT, load_family
 
     catalog = load_catalog(args.records)

@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import UserError
-from ..load import load_catalog
-from ..schema import Family
+from ..records.load import load_catalog
+from ..records.schema import Family
 from . import record as rec
 from .families import KERNELS_ROOT, has_kernels
 from .spawn import Worker, WorkerTimeout

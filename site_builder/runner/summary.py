@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..floors import bytes_moved
+from ..derive.floors import bytes_moved
 
 SHORT = {"failed": "FAIL", "crashed": "CRASH", "timeout": "TIMEOUT", "not-installed": "n/i",
          "unsupported": "unsup."}

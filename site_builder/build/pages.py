@@ -1,0 +1,59 @@
+"""Pages into bytes: the key of each page's inputs (so an unchanged page is not rendered again)
+and rendering, on both cores when there are many pages (forked workers: Jinja is plain Python)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from ..site.models import plain
+from ..site.render import environment, render, templates_digest
+
+POOL_FROM = 150  # pages below this are rendered here
+
+
+@lru_cache(maxsize=1)
+def engine_digest() -> str:
+    """A hash of the engine's own code: another engine may render the same inputs differently."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def page_key(page, nav, templates: str) -> str:
+    data = [engine_digest(), templates, page.template, page.path, plain(page.context, charts=True), nav]
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+                          .encode()).hexdigest()
+
+
+_JOB: tuple | None = None  # (env, pages, nav) for forked workers
+
+
+def _render_one(i: int) -> bytes:
+    env, pages, nav = _JOB
+    page = pages[i]
+    return render(env, page.template, page.path, nav_families=nav, **page.context)
+
+
+def render_pages(pages: list, nav, jobs: int) -> list[bytes]:
+    global _JOB
+    env = environment()
+    _JOB = (env, pages, nav)
+    try:
+        fork = "fork" in multiprocessing.get_all_start_methods()
+        if jobs > 1 and fork and len(pages) >= POOL_FROM:
+            with multiprocessing.get_context("fork").Pool(min(jobs, os.cpu_count() or 1)) as pool:
+                return pool.map(_render_one, range(len(pages)), chunksize=max(1, len(pages) // (8 * jobs)))
+        return [_render_one(i) for i in range(len(pages))]
+    finally:
+        _JOB = None
+
+
+def current_templates() -> str:
+    return templates_digest()

@@ -1,0 +1,138 @@
+"""The build, as a recipe: load and validate every record, derive the index once, let every
+publisher list its pages and files, render what changed (charts, then pages), and only then
+write the site to a temporary folder and swap it into place.
+
+With a cache (the default for `kernel-records build`), a build whose inputs did not change
+writes nothing, and a page whose inputs did not change is not rendered again: the bytes are
+the same as those of a build from scratch, which `render_site` is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..derive.check import record_warnings
+from ..errors import Problem
+from ..derive.index import derive
+from ..records.load import load_catalog
+from ..site.publish import Data, Page, SiteContext
+from ..site.publishers import PUBLISHERS, home
+from ..site.render import TEMPLATES
+from ..site.urls import MARKER
+from .cache import Cache, default_cache, digest_files
+from .pages import engine_digest, page_key, render_pages, templates_digest
+from .svg import render_charts
+from .write import MARKER_TEXT, REUSE, write_site
+
+
+@dataclass
+class BuildReport:
+    out: Path
+    pages: int
+    files: int
+    seconds: float
+    warnings: list
+    rendered: int = 0  # templated files (pages and the feed) rendered this time; the others were unchanged
+    templated: int = 0  # templated files in all
+    charts: int = 0  # chart SVGs rendered this time (the others came from the cache)
+    unchanged: bool = False  # nothing at all changed: nothing was written
+
+
+def kernels_beside(records: Path) -> Path:
+    return Path(records).resolve().parent / "kernels"  # as `check` finds it
+
+
+def jobs_default() -> int:
+    return max(1, min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
+def fingerprint(records: Path, kernels: Path) -> str:
+    """A hash of every input of the site: records, kernel sources, templates and the engine."""
+    h = hashlib.sha256(engine_digest().encode())
+    for folder in (Path(records), kernels, TEMPLATES):
+        h.update(f"\0{folder.name}\0".encode())
+        if folder.is_dir():
+            digest_files((p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts),
+                         folder, h)
+    return h.hexdigest()
+
+
+def build(records: Path, out: Path, cache: Path | None | bool = True, jobs: int | None = None) -> BuildReport:
+    """Build the site from `records` into `out`. `cache`: a folder, True for the default one
+    beside `out`, False/None for none (a build from scratch)."""
+    start = time.perf_counter()
+    records, out = Path(records), Path(out)
+    store = Cache(default_cache(out) if cache is True else (cache or None))
+    kernels = kernels_beside(records)
+    stamp = fingerprint(records, kernels) if store.enabled else ""
+    previous = _intact(store.previous(out), out)
+    if store.enabled and store.manifest.get("fingerprint") == stamp and previous and \
+            len(previous) == len(store.manifest.get("files", {})):
+        files = store.manifest["files"]
+        return BuildReport(out, sum(p.endswith(".html") for p in files), len(files),
+                           time.perf_counter() - start, [Problem(*w) for w in store.manifest.get("warnings", [])],
+                           unchanged=True, templated=store.manifest.get("templated", 0))
+    files, keys, warnings, (rendered, templated), charts = _render(records, kernels, store, previous,
+                                                                   jobs or jobs_default())
+    stats = write_site(files, out)
+    store.save(out, stamp, {p: {"sha": keys[p], "stat": list(stats[p])} for p in files},
+               used_records=store.used, templated=templated,
+               warnings=[[w.path, w.line, w.message, w.fix, w.severity] for w in warnings])
+    html = sum(p.endswith(".html") for p in files)
+    return BuildReport(out, html, len(files), time.perf_counter() - start, warnings, rendered=rendered, charts=charts,
+                       templated=templated)
+
+
+def render_site(records: Path, jobs: int = 1) -> tuple[dict[str, bytes], list]:
+    """Every output file as bytes, keyed by its path in the site, with no cache. Raises RecordErrors."""
+    records = Path(records)
+    files, _, warnings, _, _ = _render(records, kernels_beside(records), Cache(None), {}, jobs)
+    return files, warnings
+
+
+def _render(records: Path, kernels: Path, store: Cache, previous: dict, jobs: int):
+    catalog = load_catalog(records, parsed=store.parsed)
+    store.used = set(catalog.parsed_keys)
+    index = derive(catalog)
+    warnings = [*catalog.warnings, *record_warnings(catalog, list(index.entries), records)]
+    site = SiteContext(records, kernels if kernels.is_dir() else None, home.nav(index))
+    outputs = [item for publisher in PUBLISHERS for item in publisher.publish(index, site)]
+    templates = templates_digest()
+    files: dict[str, object] = {}
+    keys: dict[str, str] = {}
+    todo: list[Page] = []
+    for item in outputs:
+        if isinstance(item, Data):
+            keys[item.path] = hashlib.sha256(item.data).hexdigest()
+            same = previous.get(item.path, {}).get("sha") == keys[item.path]
+            files[item.path] = REUSE if same else item.data
+        else:
+            keys[item.path] = page_key(item, site.nav, templates)
+            if previous.get(item.path, {}).get("sha") == keys[item.path]:
+                files[item.path] = REUSE
+            else:
+                todo.append(item)
+    charts = render_charts([c for page in todo for c in page.charts], store.charts, jobs)
+    for page, data in zip(todo, render_pages(todo, site.nav, jobs)):
+        files[page.path] = data
+    files[MARKER] = MARKER_TEXT
+    keys[MARKER] = hashlib.sha256(MARKER_TEXT).hexdigest()
+    templated = sum(isinstance(item, Page) for item in outputs)
+    return files, keys, warnings, (len(todo), templated), charts
+
+
+def _intact(previous: dict, out: Path) -> dict:
+    """The files of the last build that are still in `out` as it wrote them (size and time)."""
+    intact = {}
+    for rel, info in previous.items():
+        try:
+            st = os.stat(out / rel)
+        except OSError:
+            continue
+        if [st.st_size, st.st_mtime_ns] == info.get("stat"):
+            intact[rel] = info
+    return intact

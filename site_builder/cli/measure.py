@@ -1,0 +1,38 @@
+"""`kernel-records run`: measure the registered kernels on this machine's GPU."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .common import DEFAULT_RECORDS, user_errors
+
+
+@click.command()
+@click.option("--records", type=click.Path(path_type=Path), default=DEFAULT_RECORDS, show_default=True,
+              help="folder of YAML records; the new run record goes under runs/<family>/<hardware>/")
+@click.option("--family", help="run only this family (default: every family with kernels)")
+@click.option("--implementation", "implementations", multiple=True,
+              help="run only this implementation id (repeatable)")
+@click.option("--workload", "workloads", multiple=True, help="run only this workload id (repeatable)")
+@click.option("--timeout", type=float, default=600.0, show_default=True,
+              help="seconds one workload may take in its worker before the worker is killed")
+@click.option("--budget", type=float, default=None,
+              help="seconds for the whole run; workloads not reached by then are recorded as not run")
+@click.option("--device", type=click.Choice(["cuda", "cpu"]), default=None,
+              help="default: cuda when a CUDA GPU is present, else cpu (wall-clock timing)")
+@click.option("--kernels", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="folder of family kernel packages (default: the repository's kernels/)")
+@click.option("--timing-cpu", type=click.IntRange(min=0), default=None,
+              help="GPU runs: pin every timing loop to this CPU (recorded as environment.timing_cpu; "
+                   "default: per workload, the allowed CPU fastest in a short calibration just before)")
+@user_errors
+def run(records: Path, family, implementations, workloads, timeout, budget, device, kernels, timing_cpu):
+    """Verify and time the registered kernels here; write one new run record per family."""
+    from ..runner import run_all
+
+    extra = {"kernels_root": kernels} if kernels else {}
+    for path in run_all(records, family=family, implementations=implementations, workloads=workloads,
+                        timeout=timeout, device=device, budget_s=budget, timing_cpu=timing_cpu, **extra):
+        click.echo(str(path))

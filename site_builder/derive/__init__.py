@@ -1,0 +1,1 @@
+"""Stage 2: from the catalog to ranked results: entries, floors, cohorts, history, the index."""

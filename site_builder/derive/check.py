@@ -1,0 +1,205 @@
+"""`kernel-records check`: the build's validation, plus the warnings that `--strict` turns into
+failures. Errors come from `load_catalog` (it raises `RecordErrors` with every problem); the
+warnings are about records that are valid but probably wrong or out of date:
+
+- a result faster than the physical floor of its workload on its hardware (impossible: a
+  wrong unit, a wrong workload, or a measurement that did not do the work);
+- a result obtained with another version than the one the implementation record describes
+  (the package version in the run's environment differs, or the run was observed before the
+  described version was released);
+- a measured result whose `kernel_sha` is not the hash of the implementation's current
+  source in `kernels/<family>/` (the code changed since: the number is stale), or whose
+  implementation has no registered code there any more;
+- a `TODO` left in a record (the scaffolds of `kernel-records new` mark what to fill in);
+- a record whose first line does not point editors at its JSON Schema.
+
+Version and hash warnings concern only the results that rank: a superseded result is history.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .entries import Entry, build_entries
+from ..errors import Problem
+from ..records.kernel_hash import registered, sha_of
+from ..records.load import Catalog, _shown, load_catalog, record_files
+from ..records.schemas import KIND_OF_FOLDER, schema_line
+
+
+@dataclass
+class CheckReport:
+    catalog: Catalog
+    warnings: list[Problem]
+
+    @property
+    def records(self) -> int:
+        c = self.catalog
+        return len(c.families) + len(c.implementations) + len(c.hardware) + len(c.runs)
+
+
+def check(records: Path, kernels: Path | None = None, only=()) -> CheckReport:
+    """Validate every record under `records`; raises RecordErrors, else returns the warnings
+    (only those about files in or under the paths of `only`, when given)."""
+    records = Path(records)
+    catalog = load_catalog(records)
+    entries = build_entries(catalog)
+    return CheckReport(catalog, record_warnings(catalog, entries, records, kernels, only))
+
+
+def record_warnings(catalog: Catalog, entries: list[Entry], records: Path,
+                    kernels: Path | None = None, only=()) -> list[Problem]:
+    """Every warning about valid records, each with the file and line of the result it is about.
+
+    `kernels` defaults to the `kernels/` folder beside `records/`; without one, kernel hashes
+    are not compared. `only` (files or folders) keeps the warnings about the files among them.
+    """
+    records = Path(records)
+    kernels = Path(kernels) if kernels is not None else records.resolve().parent / "kernels"
+    limits = [Path(os.path.realpath(p)) for p in only]
+
+    def wanted(path: Path) -> bool:
+        real = Path(os.path.realpath(path))
+        return not limits or any(real == p or real.is_relative_to(p) for p in limits)
+
+    out: list[Problem] = []
+    code: dict[str, dict] = {}
+    for e in entries:
+        if not wanted(records / e.lr.path):
+            continue
+        shown = _shown(records / e.lr.path, records)
+        line = e.lr.doc.line_of(("results", e.index))
+        out.extend(_floor_warning(e, shown, line))
+        if e.superseded_by is not None:
+            continue
+        out.extend(_version_warning(e, shown, line, catalog))
+        if e.run.trust == "measured" and kernels.is_dir():
+            if e.family.id not in code:
+                code[e.family.id] = registered(kernels, e.family.id)
+            out.extend(_hash_warning(e, shown, code[e.family.id], kernels))
+    files = [p for p in record_files(records) if wanted(p)]
+    out.extend(placeholder_warnings(records, files))
+    out.extend(schema_line_warnings(records, files))
+    return sorted(set(out))
+
+
+def schema_line_warnings(records: Path, files) -> list[Problem]:
+    """A record should start with the line that lets editors validate it against its schema."""
+    out = []
+    for path in files:
+        rel = path.relative_to(records).as_posix()
+        if rel.split("/", 1)[0] not in KIND_OF_FOLDER:
+            continue
+        expected = schema_line(rel)
+        with open(path, encoding="utf-8") as handle:
+            first = handle.readline().rstrip("\r\n")
+        if first != expected:
+            out.append(Problem(_shown(path, records), 1, "the first line does not name the record's JSON Schema",
+                               f"make `{expected}` the first line, so editors check the record as you type",
+                               "warning"))
+    return out
+
+
+def placeholder_warnings(records: Path, files=None) -> list[Problem]:
+    """One warning per line that still holds a scaffold's TODO."""
+    out = []
+    for path in record_files(records) if files is None else files:
+        shown = _shown(path, records)
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"(^\s*|#\s*|:\s*)TODO\b", text):
+                hint = text.split("TODO", 1)[1].lstrip(" :")[:100]
+                out.append(Problem(shown, number, f"TODO left: {hint}" if hint else "TODO left",
+                                   "write the real value and delete the TODO", "warning"))
+    return out
+
+
+def _floor_warning(e: Entry, shown: str, line: int) -> list[Problem]:
+    if e.result.status != "ok" or e.time_us is None or e.time_us >= e.floor.us:
+        return []
+    clock = "device" if e.run.protocol.clock == "device" else "end-to-end"
+    return [Problem(
+        shown, line,
+        f"{e.implementation.id} on {e.workload.id}: {clock} time {e.time_us:.3g} µs is below the "
+        f"floor of {e.floor.us:.3g} µs on {e.hardware.id} ({e.floor.bytes:,} bytes at "
+        f"{e.floor.bandwidth_gbps:,.0f} GB/s); it is not ranked",
+        "check the unit (µs, not ms), the workload and the hardware of this result",
+        "warning")]
+
+
+def _version_warning(e: Entry, shown: str, line: int, catalog: Catalog) -> list[Problem]:
+    impl = e.implementation
+    if impl.version is None:
+        return []
+    env = e.run.environment
+    packages = {_norm(k): v for k, v in (env.packages if env else {}).items()}
+    for name in _package_names(impl):
+        used = packages.get(_norm(name))
+        if used is not None and used != impl.version:
+            return [Problem(
+                shown, line,
+                f"{impl.id} on {e.workload.id} ran {name} {used}, but "
+                f"{catalog_path(catalog, impl.id)} describes version {impl.version}",
+                f"re-run it with {name} {impl.version}, or keep it as history: a newer run supersedes it",
+                "warning")]
+    if impl.released is not None and e.run.observed_at.date() < impl.released:
+        return [Problem(
+            shown, line,
+            f"{impl.id} on {e.workload.id} was observed on {e.run.observed_at.date()}, before "
+            f"version {impl.version} was released ({impl.released})",
+            f"re-run it with version {impl.version}, or add a newer run that supersedes it",
+            "warning")]
+    return []
+
+
+def _hash_warning(e: Entry, shown: str, code: dict, kernels: Path) -> list[Problem]:
+    r = e.result
+    line = e.lr.doc.line_of(("results", e.index, "kernel_sha"))
+    entry = code.get(r.implementation)
+    if entry is None:
+        if r.status == "not-installed":
+            return []
+        return [Problem(
+            shown, line,
+            f"measured result for {r.implementation!r}, which no code in "
+            f"{kernels.name}/{e.family.id.replace('-', '_')}/ registers",
+            f"register it with @register({r.implementation!r}) in the family's kernels package, "
+            "or remove the result",
+            "warning")]
+    if not r.kernel_sha or not all(p.is_file() for p in entry.sources):
+        return []
+    current = sha_of(entry.sources)
+    if not (current.startswith(r.kernel_sha) or r.kernel_sha.startswith(current)):
+        return [Problem(
+            shown, line,
+            f"stale kernel hash: {r.implementation} on {r.workload} was measured with source "
+            f"{r.kernel_sha}, the code in {entry.module.name} now hashes to {current}",
+            "run `kernel-records run` again to measure the current code; this record stays as history",
+            "warning")]
+    return []
+
+
+def catalog_path(catalog: Catalog, impl_id: str) -> str:
+    return catalog.paths.get(("implementations", impl_id), f"implementations/{impl_id}.yaml")
+
+
+def _package_names(impl) -> list[str]:
+    """Distribution names an implementation is installed as, read from its install command."""
+    if not impl.install:
+        return []
+    names = []
+    for match in re.finditer(r"pip3?\s+install\s+([^;&|]+)", impl.install):
+        for token in match.group(1).split():
+            token = token.strip("'\"")
+            if token.startswith("-"):
+                continue
+            name = re.split(r"[\[<>=!~;@ ]", token, maxsplit=1)[0]
+            if name:
+                names.append(name)
+    return names
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()

@@ -1,0 +1,69 @@
+"""The floor model: the time below which no kernel can run on given hardware.
+
+Memory term: every declared input read once and every declared output written once, in the
+workload's dtype, over a bandwidth (the datasheet's, or a copy bandwidth measured on the same
+machine). Arithmetic term, when a family declares one: flops over the datasheet peak rate.
+The floor is the larger of the two terms.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..records.schema import DTYPE_BYTES, Family, Hardware, TensorSpec, Workload
+
+MODEL_ID = "kr-floor-v1"
+
+
+def tensor_elements(family: Family, workload: Workload, spec: TensorSpec) -> int:
+    sizes = workload.sizes
+    axes = family.semantics.axes
+    return math.prod(sizes[a] if a in sizes else axes[a].value for a in spec.shape)
+
+
+def element_bytes(workload: Workload, spec: TensorSpec) -> int:
+    return DTYPE_BYTES[workload.dtype if spec.dtype == "float" else spec.dtype]
+
+
+def bytes_moved(family: Family, workload: Workload) -> int:
+    inputs, outputs = family.semantics.tensors(workload.kind)
+    tensors = [*inputs.values(), *outputs.values()]
+    return sum(tensor_elements(family, workload, t) * element_bytes(workload, t) for t in tensors)
+
+
+def flops(family: Family, workload: Workload) -> float | None:
+    term = family.arithmetic
+    if term is None:
+        return None
+    sizes = workload.sizes
+    axes = family.semantics.axes
+    return term.flops_per_point * math.prod(sizes[a] if a in sizes else axes[a].value for a in term.over)
+
+
+@dataclass(frozen=True)
+class Floor:
+    bytes: int
+    bandwidth_gbps: float
+    memory_us: float
+    flops: float | None
+    peak_tflops: float | None
+    compute_us: float | None
+
+    @property
+    def us(self) -> float:
+        return max(self.memory_us, self.compute_us or 0.0)
+
+    @property
+    def bound(self) -> str:
+        return "compute" if (self.compute_us or 0.0) > self.memory_us else "bandwidth"
+
+
+def floor(family: Family, workload: Workload, hardware: Hardware, bandwidth_gbps: float | None = None) -> Floor:
+    """The floor on `hardware`; `bandwidth_gbps` replaces the datasheet bandwidth when given."""
+    bw = bandwidth_gbps or hardware.memory_bandwidth_gbps
+    nbytes = bytes_moved(family, workload)
+    nflops = flops(family, workload)
+    peak = hardware.peak_tflops.get(family.arithmetic.peak) if family.arithmetic else None
+    compute_us = nflops / (peak * 1e6) if (nflops and peak) else None
+    return Floor(nbytes, bw, nbytes / (bw * 1e3), nflops, peak, compute_us)

@@ -1,0 +1,121 @@
+"""The derived index: everything the pages show, computed once from the catalog.
+
+`derive(catalog)` makes every entry (a result in its context, with its floors and why it does
+not rank), groups them by family, run, implementation and hardware, ranks every cohort, orders
+each workload's cohorts, takes the newest measured copy bandwidth per GPU and computes every
+record history. The index is frozen: page builders read it and never re-filter the entries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+from ..records.load import Catalog, LoadedRun
+from ..records.schema import Family, Workload
+from .entries import CohortKey, Entry, build_entries, cohort_priority, cohorts
+from .floors import Floor, floor
+from .history import Series, series
+
+
+@dataclass(frozen=True)
+class Cohort:
+    """Results ranked against each other: one family, workload, hardware and protocol."""
+
+    key: CohortKey
+    entries: tuple[Entry, ...]  # eligible first, fastest first; then the rest, newest first
+    ranked: tuple[Entry, ...]  # the eligible ones, in rank order
+    copy_bandwidth_gbps: float | None  # measured in one of its ranked runs, else the GPU's newest
+
+    @property
+    def first(self) -> Entry | None:
+        return self.ranked[0] if self.ranked else None
+
+    @property
+    def unranked(self) -> tuple[Entry, ...]:
+        return self.entries[len(self.ranked):]
+
+    def measured_floor(self) -> Floor | None:
+        e0 = self.entries[0]
+        bw = self.copy_bandwidth_gbps
+        return floor(e0.family, e0.workload, e0.hardware, bw) if bw else None
+
+
+@dataclass(frozen=True)
+class SiteIndex:
+    catalog: Catalog
+    entries: tuple[Entry, ...]
+    by_family: Mapping[str, tuple[Entry, ...]]
+    by_run: Mapping[str, tuple[Entry, ...]]  # by the run's path
+    by_implementation: Mapping[str, tuple[Entry, ...]]
+    by_hardware: Mapping[str, tuple[Entry, ...]]
+    cohorts: Mapping[CohortKey, Cohort]
+    workload_cohorts: Mapping[tuple[str, str], tuple[Cohort, ...]]  # (family, workload): priority order
+    copy_bandwidths: Mapping[str, float]  # the newest measured copy bandwidth per hardware id
+    history: Mapping[tuple[str, str, str], Series]  # (family, workload, hardware), sorted by key
+
+    def family(self, fid: str) -> Family:
+        return self.catalog.families[fid]
+
+    def family_entries(self, fid: str) -> tuple[Entry, ...]:
+        return self.by_family.get(fid, ())
+
+    def cohorts_of(self, fid: str, wid: str) -> tuple[Cohort, ...]:
+        return self.workload_cohorts.get((fid, wid), ())
+
+    def workload(self, fid: str, wid: str) -> Workload:
+        return next(w for w in self.catalog.families[fid].workloads if w.id == wid)
+
+    def run_entries(self, lr: LoadedRun) -> tuple[Entry, ...]:
+        return self.by_run.get(lr.path, ())
+
+
+def _grouped(entries, key) -> Mapping[str, tuple[Entry, ...]]:
+    out: dict[str, list[Entry]] = defaultdict(list)
+    for e in entries:
+        out[key(e)].append(e)
+    return MappingProxyType({k: tuple(v) for k, v in sorted(out.items())})
+
+
+def copy_bandwidths(catalog: Catalog) -> dict[str, float]:
+    """The newest measured copy bandwidth per hardware id (runs are sorted oldest first)."""
+    out = {}
+    for lr in catalog.runs:
+        env = lr.run.environment
+        if env and env.copy_bandwidth_gbps:
+            out[lr.run.hardware] = env.copy_bandwidth_gbps
+    return out
+
+
+def derive(catalog: Catalog, entries: list[Entry] | None = None) -> SiteIndex:
+    entries = build_entries(catalog) if entries is None else entries
+    copy_bw = copy_bandwidths(catalog)
+    ranked_cohorts: dict[CohortKey, Cohort] = {}
+    per_workload: dict[tuple[str, str], list[Cohort]] = defaultdict(list)
+    for key, group in sorted(cohorts(entries).items(), key=lambda kg: (kg[0].family, kg[0].workload,
+                                                                       kg[0].hardware, kg[0].protocol)):
+        rows = tuple(e for e in group if e.eligible)
+        own_bw = next((e.run.environment.copy_bandwidth_gbps for e in rows
+                       if e.run.environment and e.run.environment.copy_bandwidth_gbps), None)
+        cohort = Cohort(key, tuple(group), rows, own_bw or copy_bw.get(key.hardware))
+        ranked_cohorts[key] = cohort
+        per_workload[(key.family, key.workload)].append(cohort)
+    for items in per_workload.values():
+        items.sort(key=lambda c: cohort_priority(c.key, list(c.entries)))
+    by_series: dict[tuple, list[Entry]] = defaultdict(list)
+    for e in entries:
+        by_series[(e.family.id, e.workload.id, e.hardware.id)].append(e)
+    return SiteIndex(
+        catalog=catalog,
+        entries=tuple(entries),
+        by_family=_grouped(entries, lambda e: e.family.id),
+        by_run=_grouped(entries, lambda e: e.lr.path),
+        by_implementation=_grouped(entries, lambda e: e.implementation.id),
+        by_hardware=_grouped(entries, lambda e: e.hardware.id),
+        cohorts=MappingProxyType(ranked_cohorts),
+        workload_cohorts=MappingProxyType({k: tuple(v) for k, v in per_workload.items()}),
+        copy_bandwidths=MappingProxyType(copy_bw),
+        history=MappingProxyType({k: series(k, v) for k, v in sorted(by_series.items())}),
+    )

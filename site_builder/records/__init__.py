@@ -1,0 +1,1 @@
+"""Stage 1: record files into a validated catalog (schema, YAML, loading, scaffolds, hashes)."""

@@ -1,0 +1,156 @@
+"""Charts as altair specs, rendered to inline SVG at build time (no JavaScript, no network).
+
+A chart on a page model is a `Chart`: the key of what it draws (its data, titles and the chart
+code's version) and how to make its spec. The spec is made only when its page is rendered;
+the build then turns specs into SVG, through a cache keyed by the spec's hash (see
+build/charts.py), so this module never calls the renderer itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable
+
+from ..derive.entries import Entry
+from ..records.schema import DTYPE_SHORT
+from .filters import fmt_us
+
+WIDTH, HEIGHT = 560, 280
+VERSION = "charts-2"  # bump when a chart's look changes: every page with a chart is rendered again
+
+
+def digest(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+                          .encode()).hexdigest()
+
+
+@dataclass(eq=False)
+class Chart:
+    key: str  # hash of the chart's inputs: equal keys draw the same chart
+    make: Callable[[], dict] = field(repr=False)
+    spec: dict | None = None
+    svg: str | None = None
+
+    def ensure_spec(self) -> dict:
+        if self.spec is None:
+            self.spec = self.make()
+        return self.spec
+
+
+def chart(kind: str, make, **inputs) -> Chart:
+    return Chart(digest([VERSION, kind, inputs]), partial(make, **inputs))
+
+
+def _axis_label(value: int) -> str:
+    return f"{value // 1024}k" if value >= 8192 and value % 1024 == 0 else str(value)
+
+
+def _label_expr(xs: list[int]) -> str:
+    cases = " : ".join(f"datum.value == {x} ? '{_axis_label(x)}'" for x in xs)
+    return f"{cases} : ''"
+
+
+def scaling_charts(family, entries) -> list[dict]:
+    """One chart per (workload kind, hardware, protocol, values held constant) with at least
+    three sizes; a family with more than one kind gets one chart per kind present."""
+    axis = family.scaling.axis
+    kinds_named = any(w.kind != "forward" for w in family.workloads)
+    groups: dict[tuple, list[Entry]] = defaultdict(list)
+    for e in entries:
+        if not e.eligible:
+            continue
+        held = tuple((a, v) for a, v in sorted(e.workload.sizes.items()) if a != axis)
+        groups[(e.workload.kind, e.hardware.id, e.run.protocol.id, held, e.workload.dtype)].append(e)
+    charts = []
+    for (kind, hw, proto, held, dtype), group in sorted(groups.items()):
+        xs = sorted({e.workload.sizes[axis] for e in group})
+        if len(xs) < 3:  # two sizes are not a scaling curve; the leaderboards hold them
+            continue
+        data = sorted(({"x": e.workload.sizes[axis], "us": e.time_us, "impl": e.implementation.name,
+                        "median": fmt_us(e.time_us)}
+                       for e in group), key=lambda d: (d["impl"], d["x"]))
+        held_text = " · ".join([*(f"{a} = {v}" for a, v in held), DTYPE_SHORT.get(dtype, dtype)])
+        title = f"{group[0].hardware.name} · {proto} · {held_text}" + (f" · {kind}" if kinds_named else "")
+        table_impls = sorted({d["impl"] for d in data})
+        lookup = {(d["impl"], d["x"]): d["us"] for d in data}
+        charts.append({
+            "title": title, "hardware": hw, "protocol": proto, "axis": axis, "kind": kind,
+            "chart": chart("scaling", scaling_spec, data=data, xs=xs, axis=axis),
+            "table": {"xs": xs, "rows": [{"name": n, "cells": [lookup.get((n, x)) for x in xs]}
+                                         for n in table_impls]},
+        })
+    return charts
+
+
+def scaling_spec(data: list[dict], xs: list[int], axis: str) -> dict:
+    import altair as alt
+
+    chart = (
+        alt.Chart(alt.Data(values=data), width=WIDTH, height=HEIGHT)
+        .mark_line(point=alt.OverlayMarkDef(size=40, filled=True), strokeWidth=2)
+        .encode(
+            x=alt.X("x:Q", title=f"{axis} →", scale=alt.Scale(type="log", base=2, nice=False,
+                                                               domain=[xs[0], xs[-1]]),
+                    axis=alt.Axis(values=xs, labelExpr=_label_expr(xs), grid=True)),
+            y=alt.Y("us:Q", title="median latency (µs, log scale)", scale=alt.Scale(type="log")),
+            color=alt.Color("impl:N", title="implementation", legend=alt.Legend(orient="bottom", columns=3)),
+            strokeDash=alt.StrokeDash("impl:N", legend=None),
+            shape=alt.Shape("impl:N", legend=None),
+            tooltip=[alt.Tooltip("impl:N", title="implementation"), alt.Tooltip("x:Q", title=axis),
+                     alt.Tooltip("median:N", title="median")],
+        )
+        .properties(background="transparent")
+        .configure_axis(labelFontSize=12, titleFontSize=12)
+        .configure_legend(labelFontSize=12, titleFontSize=12, labelLimit=260)
+    )
+    return chart.to_dict()
+
+
+def history_spec(points: list[dict], steps: list[dict], one_day: bool) -> dict:
+    """Every ok result as a point (colour: implementation), the record as a step line per protocol."""
+    import altair as alt
+
+    y = alt.Y("us:Q", title="median latency (µs, log scale)", scale=alt.Scale(type="log"))
+    x = alt.X("date:T", title="observed (UTC)", scale=alt.Scale(type="utc", padding=24),
+              axis=alt.Axis(labelAngle=0, tickCount=6, format="%H:%M" if one_day else "%Y-%m-%d"))
+    tooltip = [alt.Tooltip("impl:N", title="implementation"), alt.Tooltip("median:N", title="median"),
+               alt.Tooltip("when:N", title="observed"), alt.Tooltip("protocol:N", title="protocol"),
+               alt.Tooltip("record:N", title="")]
+    line = (alt.Chart(alt.Data(values=steps)).mark_line(interpolate="step-after", color="#777", strokeWidth=1.5)
+            .encode(x=x, y=y, detail="protocol:N"))
+    dots = (alt.Chart(alt.Data(values=points)).mark_point(filled=True, opacity=0.9)
+            .encode(x=x, y=y,
+                    color=alt.Color("impl:N", title="implementation", legend=alt.Legend(orient="bottom", columns=3)),
+                    shape=alt.Shape("record:N", title="", scale=alt.Scale(domain=["new record", "result"],
+                                                                            range=["diamond", "circle"]),
+                                    legend=alt.Legend(orient="bottom")),
+                    size=alt.Size("record:N", scale=alt.Scale(domain=["new record", "result"], range=[140, 45]),
+                                  legend=None),
+                    tooltip=tooltip))
+    chart = (alt.layer(line, dots, width=WIDTH, height=220)
+             .properties(background="transparent")
+             .configure_axis(labelFontSize=12, titleFontSize=12)
+             .configure_legend(labelFontSize=12, titleFontSize=12, labelLimit=260))
+    return chart.to_dict()
+
+
+def history_chart(rows: list[dict]) -> Chart | None:
+    points = [{"date": r["observed_at"], "when": r["observed_label"], "us": r["time_us"], "impl": r["name"],
+               "protocol": r["protocol"], "median": fmt_us(r["time_us"]),
+               "record": "new record" if r["record_set"] else "result"}
+              for r in rows if r["time_us"] and r["status"] == "ok"]
+    if not points:
+        return None
+    steps = [p for p in points if p["record"] == "new record"]
+    last = max(p["date"] for p in points)
+    # the record line runs on to the newest result, so a record that still stands shows as such
+    latest: dict[str, dict] = {}
+    for s in steps:
+        latest[s["protocol"]] = s
+    steps += [dict(s, date=last) for s in latest.values() if s["date"] != last]
+    dates = sorted(p["date"] for p in points)
+    return chart("history", history_spec, points=points, steps=steps, one_day=dates[0][:10] == dates[-1][:10])

@@ -1,0 +1,65 @@
+"""Formatting of numbers and record text for pages: latency, ratios, percentages, bandwidth,
+bytes, and sanitised markdown. Plain functions; the Jinja environment registers them as filters."""
+
+from __future__ import annotations
+
+import markdown as md
+import nh3
+from markupsafe import Markup
+
+ALLOWED_TAGS = {"p", "a", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "br",
+                "h3", "h4", "table", "thead", "tbody", "tr", "th", "td", "hr"}
+
+
+def markdown_html(text: str | None) -> Markup:
+    """Markdown from a record, sanitised: no raw HTML, only http(s) links."""
+    if not text:
+        return Markup("")
+    html = md.markdown(text, extensions=["tables"], output_format="html")
+    clean = nh3.clean(html, tags=ALLOWED_TAGS, attributes={"a": {"href", "title"}},
+                      url_schemes={"http", "https"}, link_rel="noopener noreferrer nofollow")
+    return Markup(clean)
+
+
+def fmt_us(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value >= 1000:
+        return f"{value:,.0f} µs"
+    if value >= 100:
+        return f"{value:.1f} µs"
+    if value >= 10:
+        return f"{value:.1f} µs"
+    return f"{value:.2f} µs"
+
+
+def fmt_ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}×"
+
+
+def fmt_pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.0f} %"
+
+
+def fmt_gbps(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f} GB/s"
+
+
+def fmt_bytes(value: int | None) -> str:
+    if value is None:
+        return "—"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value} B"
+
+
+def fmt_num(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+FILTERS = dict(us=fmt_us, ratio=fmt_ratio, pct=fmt_pct, gbps=fmt_gbps, bytes=fmt_bytes, num=fmt_num, md=markdown_html)

@@ -1,0 +1,11 @@
+"""The page kinds of the site, one module each, listed here in one place.
+
+Each module has `publish(index, site)`, yielding `Page`s (template + typed model) and `Data`
+files. Adding a page kind is adding a module and its name below; the build does not change.
+"""
+
+from __future__ import annotations
+
+from . import challenges, compare, family, feed, hardware, history, home, implementation, runs, search, static
+
+PUBLISHERS = (family, compare, runs, history, feed, home, implementation, hardware, challenges, search, static)

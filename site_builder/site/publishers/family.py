@@ -1,0 +1,178 @@
+"""Family pages: leaderboards per workload and GPU, the records matrix, floors, scaling charts,
+implementations, semantics and sources; with the JSON (current leaderboards, links to every
+cohort's history file) and CSV twins."""
+
+from __future__ import annotations
+
+from ...derive.entries import Entry, usable
+from ...derive.floors import bytes_moved
+from ...derive.index import SiteIndex
+from ...records.schema import Family
+from .. import charts, urls
+from ..models import FamilyPage
+from ..publish import Data, Page, SiteContext, to_csv, to_json
+from ..views import (TRUST_LABEL, cohort_view, names_kinds, semantics_identity, workload_view)
+
+CSV_COLUMNS = ["family", "workload", "hardware", "protocol", "trust", "implementation", "rank", "status",
+               "eligible", "time_us", "p20_us", "p80_us", "samples", "device_us", "e2e_us", "ratio_to_first",
+               "speedup_vs_baseline", "floor_fraction", "measured_floor_fraction", "observed", "run_url"]
+
+
+def publish(index: SiteIndex, site: SiteContext):
+    for fid, family in sorted(index.catalog.families.items()):
+        model = family_page(index, family)
+        yield Page(urls.family(fid), "family.html", {"f": model},
+                   tuple(c["chart"] for c in model.charts))
+        yield Data(urls.family_json(fid), to_json(model))
+        yield Data(urls.family_csv(fid), family_csv(model))
+
+
+def family_csv(page: FamilyPage) -> bytes:
+    rows = [dict(row, family=page.id, rank=row.get("rank", ""))
+            for lb in page.leaderboards for cohort in lb["cohorts"]
+            for row in [*cohort["rows"], *cohort["unranked"]]]
+    return to_csv(CSV_COLUMNS, rows)
+
+
+def family_page(index: SiteIndex, family: Family) -> FamilyPage:
+    catalog = index.catalog
+    mine = index.family_entries(family.id)
+    workloads = {w.id: workload_view(family, w, bytes_moved(family, w)) for w in family.workloads}
+    leaderboards = [{"workload": workloads[w.id], "headline": w.id == family.headline,
+                     "cohorts": [cohort_view(c) for c in index.cohorts_of(family.id, w.id)]}
+                    for w in family.workloads]
+    headline = next(lb["cohorts"] for lb in leaderboards if lb["headline"])
+    return FamilyPage(
+        id=family.id, title=family.title, tag=family.tag, summary=family.summary,
+        eligible_runs=sum(e.eligible for e in mine),
+        results_total=len(mine),
+        headline_workload=workloads[family.headline],
+        fastest=_fastest_usable(headline),
+        by_language=_by_language(headline),
+        matrix=_matrix(catalog, leaderboards),
+        source_native=[
+            {k: c[k] for k in ("hardware", "hardware_name", "protocol", "protocol_version", "statistic",
+                               "clock", "results", "last_observed", "history_url", "trust")}
+            | {"workload": workloads[family.headline]["label"]}
+            for c in headline
+        ],
+        floors=[{"workload": lb["workload"], "cohort": c["key"], "hardware_name": c["hardware_name"],
+                 "protocol": c["protocol"], **c["floor"]}
+                for lb in leaderboards for c in lb["cohorts"]],
+        leaderboards=leaderboards,
+        charts=charts.scaling_charts(family, mine),
+        implementations=_implementations(catalog, family, mine, headline),
+        semantics=_semantics(family),
+        sources=_sources(mine),
+        json_url=urls.family_json(family.id), csv_url=urls.family_csv(family.id),
+        baseline=family.baseline,
+        kinds=[k for k in ("forward", "backward", "forward+backward")
+               if any(w.kind == k for w in family.workloads)] if names_kinds(family) else [],
+    )
+
+
+def _fastest_usable(headline: list[dict]) -> dict | None:
+    """The primary cohort's fastest usable result at the headline workload, and the others'."""
+    picks = []
+    faster_unusable = None
+    for c in headline:
+        row = next((r for r in c["rows"] if r["usable"]), None)
+        if row:
+            picks.append(dict(row, cohort_hardware=c["hardware_name"], cohort_protocol=c["protocol"]))
+            if not picks[1:] and row["rank"] > 1:  # the primary cohort's #1 has no install recipe
+                faster_unusable = c["rows"][0]
+    if not picks:
+        return None
+    return {"primary": picks[0], "others": picks[1:], "faster_unusable": faster_unusable}
+
+
+def _by_language(headline: list[dict]) -> list[dict]:
+    if not headline:
+        return []
+    best: dict[str, dict] = {}
+    for row in headline[0]["rows"]:
+        best.setdefault(row["language"], row)
+    return sorted(best.values(), key=lambda r: r["rank"])
+
+
+def _matrix(catalog, leaderboards: list[dict]) -> dict:
+    """Per workload and GPU, the best result of the first cohort (in priority order) that ranks any."""
+    hardware_ids = sorted(catalog.hardware)
+    rows = []
+    for lb in leaderboards:
+        cells = []
+        for hw in hardware_ids:
+            c = next((c for c in lb["cohorts"] if c["hardware"] == hw and c["rows"]), None)
+            if c is None:
+                cells.append({"hardware": hw, "missing": True})
+                continue
+            best = c["rows"][0]
+            cells.append({"hardware": hw, "missing": False, "time_us": best["time_us"], "name": best["name"],
+                          "implementation": best["implementation"], "runs": c["results"],
+                          "trust_label": best["trust_label"], "run_url": best["run_url"],
+                          "protocol": c["protocol"]})
+        rows.append({"workload": lb["workload"], "cells": cells})
+    return {"hardware": [{"id": h, "name": catalog.hardware[h].name} for h in hardware_ids],
+            "rows": rows, "missing": sum(c["missing"] for r in rows for c in r["cells"])}
+
+
+def _implementations(catalog, family, mine, headline) -> list[dict]:
+    own: dict[str, list[Entry]] = {}
+    for e in mine:
+        own.setdefault(e.implementation.id, []).append(e)
+    ids = sorted(set(own) | {family.baseline})
+    first_rows = {r["implementation"]: r for r in headline[0]["rows"]} if headline else {}
+    out = []
+    for iid in ids:
+        impl = catalog.implementations[iid]
+        results = own.get(iid, [])
+        trusts = sorted({e.run.trust for e in results if e.eligible}, key=lambda t: t != "measured")
+        row = first_rows.get(iid)
+        out.append({
+            "id": iid, "name": impl.name, "project": impl.project, "language": impl.language,
+            "license": impl.license, "install": impl.install, "source_url": impl.source_url,
+            "url": urls.implementation(iid), "baseline": iid == family.baseline,
+            "usable": usable(impl), "numerics": impl.numerics, "version": impl.version,
+            "best_us": row["time_us"] if row else None, "ratio_to_first": row["ratio_to_first"] if row else None,
+            "run_url": row["run_url"] if row else None,
+            "evidence": [TRUST_LABEL[t] for t in trusts] or ["No ranked result"],
+            "results": len(results), "failed": sum(e.result.status not in ("ok", "not-installed") for e in results),
+        })
+    out.sort(key=lambda r: (r["best_us"] is None, r["best_us"] or 0, r["id"]))
+    return out
+
+
+def _semantics(family: Family) -> dict:
+    s = family.semantics
+    tensor = lambda name, t, role: {"name": name, "role": role, "dtype": t.dtype, "shape": list(t.shape)}
+    kinds = [{"kind": k, "definition": ks.definition,
+              "tensors": [tensor(n, t, "input") for n, t in ks.inputs.items()]
+              + [tensor(n, t, "output") for n, t in ks.outputs.items()]}
+             for k, ks in s.kinds.items() if any(w.kind == k for w in family.workloads)]
+    return {
+        "tensors": [tensor(n, t, "input") for n, t in s.inputs.items()]
+        + [tensor(n, t, "output") for n, t in s.outputs.items()],
+        "axes": [{"name": n, "kind": a.kind, "value": a.value} for n, a in s.axes.items()],
+        "determinism": s.determinism, "constraints": list(s.constraints), "definition": s.definition,
+        "parameters": dict(s.parameters), "identity": semantics_identity(family),
+        "arithmetic": family.arithmetic.model_dump() if family.arithmetic else None,
+        "kinds": kinds,
+    }
+
+
+def _sources(mine) -> list[dict]:
+    seen = {}
+    for e in mine:
+        lr = e.lr
+        if lr.path in seen:
+            continue
+        run = lr.run
+        seen[lr.path] = {
+            "trust": run.trust, "trust_label": TRUST_LABEL[run.trust], "url": urls.run_of(lr),
+            "name": run.source.name if run.source else f"Kernel Records runner on {e.hardware.name}",
+            "source_url": run.source.url if run.source else None,
+            "license": run.source.license if run.source else "CC-BY-4.0",
+            "observed": run.observed_at.date().isoformat(), "hardware_name": e.hardware.name,
+            "protocol": run.protocol.id, "results": len(run.results), "run_id": lr.id,
+        }
+    return sorted(seen.values(), key=lambda s: (s["observed"], s["url"]), reverse=True)

@@ -1,0 +1,50 @@
+"""The Jinja environment: where the templates are, autoescaping, the filters, and rendering one
+page with its relative root. Templates and assets ship inside the package (a wheel install needs
+no checkout); in a checkout they are read from the repository's templates/ folder."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import jinja2
+
+from . import urls
+from .filters import FILTERS
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def _templates() -> Path:
+    packaged = _PACKAGE / "templates"  # a wheel: setup.py copies templates/ in
+    return packaged if packaged.is_dir() else _PACKAGE.parent / "templates"
+
+
+TEMPLATES = _templates()
+ASSETS = TEMPLATES / "assets"
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=jinja2.select_autoescape(["html", "xml"], default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    )
+    env.filters.update(FILTERS)
+    env.globals["url"] = urls
+    return env
+
+
+def render(env: jinja2.Environment, template: str, path: str, **context) -> bytes:
+    html = env.get_template(template).render(root=urls.relative_root(path), page_path=path, **context)
+    return html.encode("utf-8")
+
+
+def templates_digest() -> str:
+    """A hash of every template (not the assets): a page rendered with other templates is stale."""
+    digest = hashlib.sha256()
+    for path in sorted(TEMPLATES.glob("*")):
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

@@ -1,0 +1,131 @@
+"""Row views shared by several pages: one result, one cohort, one workload, a cohort's floors.
+
+Rows are plain mappings of ready-made values (templates do no arithmetic) whose keys are
+documented by the TypedDicts in `models.py`; pages are the typed models there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from ..derive.entries import Entry, usable
+from ..derive.index import Cohort
+from ..records.schema import DTYPE_SHORT, Family, Workload
+from . import urls
+
+TRUST_LABEL = {"measured": "Measured here", "reported": "Reported"}
+TRUST_NOTE = {
+    "measured": "Measured here under the published protocol, with a correctness check.",
+    "reported": "Reported by source; not independently reproduced.",
+}
+
+
+def names_kinds(family: Family) -> bool:
+    """Whether pages name the workload kind: only in a family with a non-forward workload."""
+    return any(w.kind != "forward" for w in family.workloads)
+
+
+def workload_label(family: Family, w: Workload) -> str:
+    """The workload's sizes and dtype; plus its kind (forward, backward, forward+backward) in a
+    family that has more than forward workloads."""
+    parts = [f"{a} = {w.sizes[a]}" for a in family.semantics.axes if a in w.sizes]
+    return _with_kind(family, w, " · ".join([*parts, DTYPE_SHORT.get(w.dtype, w.dtype)]))
+
+
+def workload_title(family: Family, w: Workload) -> str:
+    """The workload as headings name it: its own label when it has one, else `workload_label`."""
+    return _with_kind(family, w, w.label) if w.label else workload_label(family, w)
+
+
+def _with_kind(family: Family, w: Workload, text: str) -> str:
+    if names_kinds(family) and w.kind not in text.split(" · "):
+        return f"{text} · {w.kind}"
+    return text
+
+
+def semantics_identity(family: Family) -> str:
+    canonical = json.dumps(family.semantics.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def workload_view(family: Family, w: Workload, bytes_moved: int) -> dict:
+    return {"id": w.id, "label": workload_title(family, w), "dtype": w.dtype, "kind": w.kind,
+            "sizes": w.sizes, "bytes": bytes_moved}
+
+
+def entry_url(e: Entry) -> str:
+    return urls.anchored(urls.run_of(e.lr), e.anchor)
+
+
+def entry_view(e: Entry, first: Entry | None = None, baseline: Entry | None = None) -> dict:
+    r, impl = e.result, e.implementation
+    stat = e.stat
+    return {
+        "implementation": impl.id, "name": impl.name, "project": impl.project,
+        "language": impl.language, "license": impl.license, "install": impl.install,
+        "installable": bool(impl.install), "usable": usable(impl), "source_url": impl.source_url,
+        "implementation_url": urls.implementation(impl.id),
+        "baseline": impl.id == e.family.baseline, "exact": r.exact,
+        "workload": e.workload.id, "hardware": e.hardware.id, "hardware_name": e.hardware.name,
+        "protocol": e.run.protocol.id, "clock": e.run.protocol.clock,
+        "status": r.status, "error": r.error, "note": r.note, "reasons": list(e.reasons),
+        "time_us": e.time_us,
+        "p20_us": stat.p20 if stat else None, "p80_us": stat.p80 if stat else None,
+        "samples": stat.samples if stat else None,
+        "device_us": r.device_us.median if r.device_us else None,
+        "e2e_us": r.e2e_us.median if r.e2e_us else None,
+        "trust": e.run.trust, "trust_label": TRUST_LABEL[e.run.trust], "trust_note": TRUST_NOTE[e.run.trust],
+        "observed": e.observed.date().isoformat(),
+        "run_url": entry_url(e), "run_id": e.lr.id,
+        "max_rel_error": r.correctness.max_rel_error if r.correctness else None,
+        "ratio_to_first": (e.time_us / first.time_us) if (first and e.time_us and e.eligible) else None,
+        "speedup_vs_baseline": (baseline.time_us / e.time_us)
+        if (baseline and e.time_us and baseline.time_us) else None,
+        "floor_fraction": (e.floor.us / e.time_us) if e.time_us else None,
+        "measured_floor_fraction": (e.measured_floor.us / e.time_us) if (e.measured_floor and e.time_us) else None,
+        "superseded_by": entry_url(e.superseded_by) if e.superseded_by else None,
+        "eligible": e.eligible,
+    }
+
+
+def floor_view(cohort: Cohort) -> dict:
+    """The floors of a cohort and how far its best result sits above them."""
+    e0, best = cohort.entries[0], cohort.first
+    datasheet = e0.floor
+    measured = cohort.measured_floor()
+    return {
+        "bytes": datasheet.bytes, "datasheet_us": datasheet.us, "bandwidth_gbps": datasheet.bandwidth_gbps,
+        "memory_us": datasheet.memory_us, "compute_us": datasheet.compute_us, "flops": datasheet.flops,
+        "peak_tflops": datasheet.peak_tflops, "bound": datasheet.bound,
+        "measured_us": measured.us if measured else None,
+        "measured_bandwidth_gbps": cohort.copy_bandwidth_gbps,
+        "record_us": best.time_us if best else None,
+        "above_datasheet": (best.time_us / datasheet.us) if best else None,
+        "above_measured": (best.time_us / measured.us) if (best and measured) else None,
+        "arithmetic": e0.family.arithmetic is not None,
+    }
+
+
+def cohort_view(cohort: Cohort) -> dict:
+    key, group, rows = cohort.key, cohort.entries, cohort.ranked
+    family = group[0].family
+    first = cohort.first
+    baseline = next((e for e in rows if e.implementation.id == family.baseline), None)
+    e0 = group[0]
+    return {
+        "key": key.slug, "hardware": key.hardware, "hardware_name": e0.hardware.name,
+        "hardware_url": urls.hardware(key.hardware),
+        "protocol": key.protocol, "protocol_version": e0.run.protocol.version,
+        "clock": e0.run.protocol.clock, "statistic": e0.run.protocol.statistic,
+        "trust": min((e.run.trust for e in group), key=lambda t: t != "measured"),
+        "rows": [dict(entry_view(e, first, baseline), rank=i + 1) for i, e in enumerate(rows)],
+        # the current results that do not rank; superseded ones are counted, their series is history
+        "unranked": [entry_view(e, first, baseline) for e in cohort.unranked if e.superseded_by is None],
+        "superseded": sum(e.superseded_by is not None for e in cohort.unranked),
+        "floor": floor_view(cohort),
+        "history_url": urls.history(family.id, key.workload, key.hardware),
+        "history_json_url": urls.history_json(family.id, key.workload, key.hardware),
+        "results": len(rows),
+        "last_observed": max(e.observed for e in group).date().isoformat(),
+    }

@@ -4,9 +4,9 @@ Every record starts with a line that points the YAML language server at its sche
 
     # yaml-language-server: $schema=../../schema/family.schema.json
 
-Regenerate the committed files after changing `site_builder/schema.py`:
+Regenerate the committed files after changing `site_builder/records/schema.py`:
 
-    python -m site_builder.schemas        (or: kernel-records schemas)
+    python -m site_builder.records.schemas        (or: kernel-records schemas)
 
 A test fails when the committed files and the models disagree.
 """

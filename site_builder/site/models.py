@@ -56,7 +56,7 @@ class FamilyPage:
     csv_url: str
     baseline: str
     kinds: list  # the workload kinds present, when the family names kinds; else empty
-    history_note: str | None = None
+    sources_total: int = 0  # `sources` holds the most recent ones
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,8 @@ class HardwarePage:
     name: str
     copy_bandwidth_gbps: float | None
     copy_fraction: float | None
-    runs: list
+    runs: list  # the most recent RECENT_RUNS, newest first
+    runs_total: int
     families: list
 
 

@@ -13,6 +13,7 @@ from ..models import FamilyPage
 from ..publish import Data, Page, SiteContext, to_csv, to_json
 from ..views import (TRUST_LABEL, cohort_view, names_kinds, semantics_identity, workload_view)
 
+RECENT_SOURCES = 30  # run files listed under sources, newest first
 CSV_COLUMNS = ["family", "workload", "hardware", "protocol", "trust", "implementation", "rank", "status",
                "eligible", "time_us", "p20_us", "p80_us", "samples", "device_us", "e2e_us", "ratio_to_first",
                "speedup_vs_baseline", "floor_fraction", "measured_floor_fraction", "observed", "run_url"]
@@ -63,7 +64,8 @@ def family_page(index: SiteIndex, family: Family) -> FamilyPage:
         charts=charts.scaling_charts(family, mine),
         implementations=_implementations(catalog, family, mine, headline),
         semantics=_semantics(family),
-        sources=_sources(mine),
+        sources=_sources(mine)[:RECENT_SOURCES],
+        sources_total=len({e.lr.path for e in mine}),
         json_url=urls.family_json(family.id), csv_url=urls.family_csv(family.id),
         baseline=family.baseline,
         kinds=[k for k in ("forward", "backward", "forward+backward")

@@ -9,6 +9,8 @@ from ..models import HardwarePage
 from ..publish import Page, SiteContext
 from ..views import TRUST_LABEL, entry_view, workload_title
 
+RECENT_RUNS = 50  # runs listed on the page, newest first; each family page and history has the rest
+
 
 def publish(index: SiteIndex, site: SiteContext):
     for hid, hw in sorted(index.catalog.hardware.items()):
@@ -50,5 +52,6 @@ def hardware_page(index: SiteIndex, hw) -> HardwarePage:
     return HardwarePage(record=hw.model_dump(mode="json"), id=hw.id, name=hw.name,
                         copy_bandwidth_gbps=copy_bw,
                         copy_fraction=copy_bw / hw.memory_bandwidth_gbps if copy_bw else None,
-                        runs=sorted(runs.values(), key=lambda r: (r["observed"], r["id"]), reverse=True),
+                        runs=sorted(runs.values(), key=lambda r: (r["observed"], r["id"]), reverse=True)[:RECENT_RUNS],
+                        runs_total=len(runs),
                         families=best)

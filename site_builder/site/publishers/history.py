@@ -13,7 +13,7 @@ from ..views import entry_view, workload_title
 
 WINDOW = 60  # results shown on the page, newest; the JSON and CSV hold all of them
 CSV_COLUMNS = ["observed_at", "implementation", "protocol", "trust", "status", "time_us", "p20_us", "p80_us",
-               "samples", "record_set", "eligible", "run_url"]
+               "samples", "device_us", "e2e_us", "record_set", "improvement", "eligible", "superseded", "run_url"]
 
 
 def publish(index: SiteIndex, site: SiteContext):
@@ -21,8 +21,13 @@ def publish(index: SiteIndex, site: SiteContext):
         rows = [row(p) for p in s.points]
         model = history_page(index, s, rows)
         yield Page(model.url, "history.html", {"h": model}, (model.chart,) if model.chart else ())
-        yield Data(model.json_url, to_json(dict(_head(model), rows=rows)))
-        yield Data(model.csv_url, to_csv(CSV_COLUMNS, rows))
+        series = [compact(r) for r in rows]  # the full series, one small row per result
+        yield Data(model.json_url, to_json(dict(_head(model), rows=series)))
+        yield Data(model.csv_url, to_csv(CSV_COLUMNS, series))
+
+
+def compact(r: dict) -> dict:
+    return {c: (r["superseded_by"] is not None) if c == "superseded" else r[c] for c in CSV_COLUMNS}
 
 
 def row(p: Point) -> dict:

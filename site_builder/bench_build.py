@@ -133,7 +133,7 @@ def one_build(records: Path, out: Path, cache: Path | None) -> dict:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return {"seconds": seconds, "rss_mb": max(rss, kids) / 1024, "rendered": report.rendered,
-            "charts": report.charts, "files": report.files}
+            "charts": report.charts, "files": report.files, "phases": report.phases or {}}
 
 
 def _in_process(records: Path, out: Path, cache: Path | None) -> dict:
@@ -178,6 +178,7 @@ def bench(name: str, keep: Path | None = None) -> dict:
                "tree_s": written, "full_s": full["seconds"], "nochange_s": same["seconds"],
                "added_s": added["seconds"], "added_pages": added["rendered"], "added_charts": added["charts"],
                "peak_rss_mb": max(full["rss_mb"], same["rss_mb"], added["rss_mb"]), "files": added["files"],
+               "full_phases": full["phases"], "added_phases": added["phases"],
                **sizes_of(out)}
     return row
 
@@ -213,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cores: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}, "
           f"load average at the end: {os.getloadavg()[0]:.1f}")
     print(table(rows))
+    for r in rows:
+        print(f"{r['size']}: seconds per step, full build {r['full_phases']}; one run added {r['added_phases']}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return 0

@@ -122,3 +122,14 @@ def test_kinds_are_named_and_never_mixed(mixed):
     groups = [th.get_text(" ", strip=True) for th in
               BeautifulSoup(run.read_text(encoding="utf-8"), "html.parser").select("#results tr.group th")]
     assert sum("backward" in g for g in groups) == 8 and sum("forward" in g for g in groups) == 8
+
+
+def test_chart_specs_from_templates_are_what_altair_makes():
+    from site_builder.site import charts
+
+    data = [{"x": x, "us": 1.5 * x, "impl": f"I{x % 3}", "median": "—"} for x in (1, 4, 16)]
+    assert charts.scaling_spec(data, [1, 4, 16], "rows") == charts.altair_scaling_spec(data, [1, 4, 16], "rows")
+    points = [{"date": f"2024-01-0{d}T08:00:00Z", "when": "x", "us": 10.0 - d, "impl": "I", "protocol": "p",
+               "median": "—", "record": "new record"} for d in (1, 2)]
+    for one_day in (True, False):
+        assert charts.history_spec(points, points[:1], one_day) == charts.altair_history_spec(points, points[:1], one_day)

@@ -40,6 +40,7 @@ class BuildReport:
     templated: int = 0  # templated files in all
     charts: int = 0  # chart SVGs rendered this time (the others came from the cache)
     unchanged: bool = False  # nothing at all changed: nothing was written
+    phases: dict = None  # seconds per step of the recipe
 
 
 def kernels_beside(records: Path) -> Path:
@@ -83,8 +84,8 @@ def build(records: Path, out: Path, cache: Path | None | bool = True, jobs: int 
                used_records=store.used, templated=templated,
                warnings=[[w.path, w.line, w.message, w.fix, w.severity] for w in warnings])
     html = sum(p.endswith(".html") for p in files)
-    return BuildReport(out, html, len(files), time.perf_counter() - start, warnings, rendered=rendered, charts=charts,
-                       templated=templated)
+    return BuildReport(out, html, len(files), time.perf_counter() - start, warnings, rendered=rendered,
+                       charts=charts, templated=templated, phases=dict(PHASES))
 
 
 def render_site(records: Path, jobs: int = 1) -> tuple[dict[str, bytes], list]:
@@ -95,12 +96,16 @@ def render_site(records: Path, jobs: int = 1) -> tuple[dict[str, bytes], list]:
 
 
 def _render(records: Path, kernels: Path, store: Cache, previous: dict, jobs: int):
+    clock = _Clock()
     catalog = load_catalog(records, parsed=store.parsed)
+    clock("load")
     store.used = set(catalog.parsed_keys)
     index = derive(catalog)
     warnings = [*catalog.warnings, *record_warnings(catalog, list(index.entries), records)]
     site = SiteContext(records, kernels if kernels.is_dir() else None, home.nav(index))
+    clock("derive")
     outputs = [item for publisher in PUBLISHERS for item in publisher.publish(index, site)]
+    clock("models")
     templates = templates_digest()
     files: dict[str, object] = {}
     keys: dict[str, str] = {}
@@ -116,13 +121,32 @@ def _render(records: Path, kernels: Path, store: Cache, previous: dict, jobs: in
                 files[item.path] = REUSE
             else:
                 todo.append(item)
+    clock("keys")
     charts = render_charts([c for page in todo for c in page.charts], store.charts, jobs)
+    clock("charts")
     for page, data in zip(todo, render_pages(todo, site.nav, jobs)):
         files[page.path] = data
+    clock("pages")
     files[MARKER] = MARKER_TEXT
     keys[MARKER] = hashlib.sha256(MARKER_TEXT).hexdigest()
     templated = sum(isinstance(item, Page) for item in outputs)
+    PHASES.clear()
+    PHASES.update(clock.seconds)
     return files, keys, warnings, (len(todo), templated), charts
+
+
+PHASES: dict[str, float] = {}  # the last render's seconds per step
+
+
+class _Clock:
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.last = time.perf_counter()
+
+    def __call__(self, step: str) -> None:
+        now = time.perf_counter()
+        self.seconds[step] = round(now - self.last, 3)
+        self.last = now
 
 
 def _intact(previous: dict, out: Path) -> dict:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import re
+
 import yaml
 
 MAX_BYTES = 1_000_000
@@ -59,6 +61,9 @@ def parse(text: str) -> Document:
     if len(text.encode("utf-8", "replace")) > MAX_BYTES:
         raise YamlProblem(1, f"file is larger than {MAX_BYTES // 1000} kB",
                           "split the results into several run files")
+    fast = _fast(text)
+    if fast is not None:
+        return fast
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:  # NUL and other control characters
@@ -90,13 +95,45 @@ def parse(text: str) -> Document:
     return doc
 
 
+_FAST_REFUSES = re.compile(r"[&*!<%\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff]|^---|^\.\.\.", re.M)
+
+
+def _fast(text: str) -> Document | None:
+    """libyaml's composer, for a file that cannot hold an anchor, alias, tag, merge key, directive,
+    second document or control character (none of the characters that start them): the same
+    Document as the checked path, many times faster. None when the file needs the checked path
+    (which also gives every message about a bad file)."""
+    if CLoader is None or _FAST_REFUSES.search(text):
+        return None
+    loader = CLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        doc = Document(data=None)
+        counter = [0]
+        doc.data = _walk(node, (), doc, loader, 0, counter)
+        return doc
+    except Exception:  # anything unusual: the checked path reads it again and says what is wrong
+        return None
+    finally:
+        loader.dispose()
+
+
+CLoader = getattr(yaml, "CSafeLoader", None)
+
 #: The tags of plain values; any other (!!python/..., !!binary, !!set, !custom) is refused.
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp",
                                                     "seq", "map")}
 
 
-def _walk(node, path: tuple, doc: Document, loader, depth: int):
+def _walk(node, path: tuple, doc: Document, loader, depth: int, counter: list | None = None):
     line = node.start_mark.line + 1
+    if counter is not None:  # the fast path counts here what _Loader counts as it composes
+        counter[0] += 1
+        if counter[0] > MAX_NODES:
+            raise YamlProblem(line, f"more than {MAX_NODES:,} values in one file",
+                              "split the results into several run files")
     if depth > MAX_DEPTH:
         raise YamlProblem(line, "the document is nested too deeply",
                           f"records nest at most {MAX_DEPTH} levels")
@@ -121,10 +158,10 @@ def _walk(node, path: tuple, doc: Document, loader, depth: int):
                 raise YamlProblem(key_node.start_mark.line + 1, f"duplicate key `{key}`",
                                   "keep one of the two entries; YAML would silently drop the first")
             doc.lines[path + (key,)] = key_node.start_mark.line + 1
-            out[key] = _walk(value_node, path + (key,), doc, loader, depth + 1)
+            out[key] = _walk(value_node, path + (key,), doc, loader, depth + 1, counter)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_walk(item, path + (i,), doc, loader, depth + 1) for i, item in enumerate(node.value)]
+        return [_walk(item, path + (i,), doc, loader, depth + 1, counter) for i, item in enumerate(node.value)]
     try:
         return loader.construct_object(node)
     except yaml.constructor.ConstructorError as exc:

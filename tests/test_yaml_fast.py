@@ -1,0 +1,42 @@
+"""The fast YAML path (libyaml's composer) gives the same values and lines as the checked path,
+and leaves every file it cannot vouch for to the checked one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from site_builder.records import yamlio
+
+from conftest import REPO
+
+FILES = sorted((REPO / "tests" / "fixtures").rglob("*.yaml"))
+
+
+def checked(text: str) -> yamlio.Document:
+    fast, yamlio.CLoader = yamlio.CLoader, None
+    try:
+        return yamlio.parse(text)
+    finally:
+        yamlio.CLoader = fast
+
+
+@pytest.mark.skipif(yamlio.CLoader is None, reason="PyYAML built without libyaml: there is no fast path")
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_fast_path_equals_the_checked_path(path: Path):
+    text = path.read_text(encoding="utf-8")
+    fast, slow = yamlio._fast(text), checked(text)
+    if fast is None:  # the file holds a character the fast path leaves to the checked one
+        assert yamlio._FAST_REFUSES.search(text)
+        return
+    assert fast.data == slow.data and fast.lines == slow.lines
+
+
+@pytest.mark.skipif(yamlio.CLoader is None, reason="no fast path")
+@pytest.mark.parametrize("text", ["a: 1\na: 2\n", "a: &x 1\nb: *x\n", "a: !!python/object:os.system 1\n",
+                                  "<<: {a: 1}\n", "a: 1\n---\nb: 2\n", "a: [1, 2\n", "a:\tb\x07\n"])
+def test_files_the_fast_path_refuses_get_the_checked_message(text):
+    assert yamlio._fast(text) is None
+    with pytest.raises(yamlio.YamlProblem):
+        checked(text)

@@ -57,25 +57,33 @@ class Cache:
 
     def __init__(self, folder: Path | None):
         self.folder = Path(folder) if folder else None
-        self.parsed: dict = {}  # (kind, sha of the file's bytes) -> (Document, record)
+        self._parsed: dict | None = None  # (kind, sha of the file's bytes) -> (Document, record)
         self.used: set = set()  # the keys of `parsed` this build read
         self.manifest: dict = {}
         self.charts = ChartStore(self.folder / "charts" if self.folder else None)
         if self.folder is None:
             return
         try:
-            with open(self.folder / "records.pickle", "rb") as handle:
-                data = pickle.load(handle)
-            if data.get("version") == VERSION:
-                self.parsed = data["parsed"]
-        except Exception:  # missing, truncated or from another version: start afresh
-            self.parsed = {}
-        try:
             manifest = json.loads((self.folder / "manifest.json").read_text(encoding="utf-8"))
             if manifest.get("version") == VERSION:
                 self.manifest = manifest
         except Exception:
             self.manifest = {}
+
+    @property
+    def parsed(self) -> dict:
+        """The parsed records of earlier builds, read on first use (a no-change build never does)."""
+        if self._parsed is None:
+            self._parsed = {}
+            if self.folder is not None:
+                try:
+                    with open(self.folder / "records.pickle", "rb") as handle:
+                        data = pickle.load(handle)
+                    if data.get("version") == VERSION:
+                        self._parsed = data["parsed"]
+                except Exception:  # missing, truncated or from another version: start afresh
+                    self._parsed = {}
+        return self._parsed
 
     @property
     def enabled(self) -> bool:

@@ -1,0 +1,64 @@
+"""Random inputs for one RoPE workload, reproducible from the run's recorded seed.
+
+q and k (forward) or dq_embed and dk_embed (backward) ~ N(0, 1), made as contiguous
+[batch, seq, heads, head_dim] tensors and handed over as their `.transpose(1, 2)` views
+[batch, heads, seq, head_dim]: the layout Llama's attention gives them
+(`q_proj(x).view(batch, seq, heads, head_dim).transpose(1, 2)`).
+
+cos and sin as Hugging Face's rotary embedding makes them: inv_freq = theta^(-2i/head_dim),
+freqs = position * inv_freq (float32), emb = cat(freqs, freqs), cos = emb.cos() cast to the
+workload dtype (theta = 500000, Llama 3's). Positions: with pos_batch = 1 (prefill) every
+sequence is at positions 0..seq-1; with pos_batch = batch (decode) sequence b is at its own
+position, drawn from [0, 8192) by the seed, and row b of cos / sin holds that position.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import torch
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+THETA = 500000.0
+MAX_POSITION = 8192
+
+
+def derived_seed(seed: int, workload_id: str) -> int:
+    text = f"{seed}:{workload_id}".encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "little") & (2**63 - 1)
+
+
+def workload_kind(workload: dict) -> str:
+    kind = workload.get("kind")
+    if kind:
+        return kind
+    return "backward" if str(workload.get("id", "")).startswith("bwd-") else "forward"
+
+
+def rope_tables(positions: torch.Tensor, head_dim: int, dtype, theta: float = THETA):
+    """cos, sin [*positions.shape, head_dim] as LlamaRotaryEmbedding computes them."""
+    dev = positions.device
+    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, device=dev, dtype=torch.int64).float() / head_dim))
+    freqs = positions.float()[..., None] * inv_freq
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def make_inputs(workload: dict, seed: int, device) -> dict[str, torch.Tensor]:
+    b, s, d = workload["batch"], workload["seq"], workload["head_dim"]
+    hq, hk, pb = workload["heads_q"], workload["heads_kv"], workload["pos_batch"]
+    if pb not in (1, b):
+        raise ValueError(f"workload {workload['id']}: pos_batch must be 1 or batch ({b}), got {pb}")
+    dtype = DTYPES[workload["dtype"]]
+    gen = torch.Generator(device=device).manual_seed(derived_seed(seed, workload["id"]))
+    q = torch.randn(b, s, hq, d, generator=gen, device=device, dtype=torch.float32).to(dtype).transpose(1, 2)
+    k = torch.randn(b, s, hk, d, generator=gen, device=device, dtype=torch.float32).to(dtype).transpose(1, 2)
+    if pb == 1:
+        positions = torch.arange(s, device=device)[None, :]
+    else:
+        start = torch.randint(0, MAX_POSITION - s + 1, (b, 1), generator=gen, device=device)
+        positions = start + torch.arange(s, device=device)[None, :]
+    cos, sin = rope_tables(positions, d, dtype)
+    if workload_kind(workload) == "backward":
+        return {"dq_embed": q, "dk_embed": k, "cos": cos, "sin": sin}
+    return {"q": q, "k": k, "cos": cos, "sin": sin}

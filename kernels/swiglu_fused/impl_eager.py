@@ -1,0 +1,32 @@
+"""The baseline on the fused layout: the eager Hugging Face formula on the two halves of
+gate_up (`gate, up = gate_up.chunk(2, -1)`, views, no copy), as a fused-projection MLP runs it.
+Backward: autograd's kernels for that expression, dgate and dup written into one dgate_up
+(`torch.cat`, as autograd's backward of `chunk` does)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from . import register
+
+
+def hf_swiglu_fused(gate_up):
+    gate, up = gate_up.chunk(2, dim=-1)
+    return F.silu(gate) * up
+
+
+def hf_swiglu_fused_backward(dy, gate_up):
+    gate, up = gate_up.chunk(2, dim=-1)
+    dup = dy * F.silu(gate)
+    dgate = torch.ops.aten.silu_backward(dy * up, gate)
+    return torch.cat([dgate, dup], dim=-1)
+
+
+@register("swiglu-eager", baseline=True)
+def swiglu_eager(inputs, params):
+    gu = inputs["gate_up"]
+    if "dy" in inputs:
+        dy = inputs["dy"]
+        return lambda: hf_swiglu_fused_backward(dy, gu)
+    return lambda: hf_swiglu_fused(gu)

@@ -40,8 +40,8 @@ def apply_rotary_pos_emb_backward(dq_embed, dk_embed, cos, sin, unsqueeze_dim: i
     return dq, dk
 
 
-@register("rope-eager", baseline=True)
-def rope_eager(inputs, params):
+@register("rope-eager", kinds=("forward", "backward"), baseline=True)
+def rope_eager(inputs, case):
     cos, sin = inputs["cos"], inputs["sin"]
     if "dq_embed" in inputs:
         dq, dk = inputs["dq_embed"], inputs["dk_embed"]

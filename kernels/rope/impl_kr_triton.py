@@ -7,8 +7,9 @@ from site_builder.runner.registry import require_cuda
 from . import register
 
 
-@register("kr-triton-rope", requires=["triton"], extra_sources=["kr_triton.py"])
-def kr_triton_rope(inputs, params):
+@register("kr-triton-rope", kinds=("forward", "backward"),
+          requires=["triton"], extra_sources=["kr_triton.py"])
+def kr_triton_rope(inputs, case):
     cos, sin = inputs["cos"], inputs["sin"]
     require_cuda(cos, "kr-triton-rope (on a CPU only under TRITON_INTERPRET=1, in its tests)")
     from .kr_triton import rope_backward, rope_forward

@@ -26,8 +26,9 @@ def _copy(t):
     return out
 
 
-@register("liger-rope", requires=["liger_kernel", "triton"], packages=["liger-kernel"])
-def liger_rope(inputs, params):
+@register("liger-rope", kinds=("forward", "backward"),
+          requires=["liger_kernel", "triton"], packages=["liger-kernel"])
+def liger_rope(inputs, case):
     cos, sin = inputs["cos"], inputs["sin"]
     require_cuda(cos, "Liger-Kernel")
     if "dq_embed" in inputs:

@@ -7,8 +7,9 @@ from .compile_util import compiled_call
 from .impl_eager import apply_rotary_pos_emb, apply_rotary_pos_emb_backward
 
 
-@register("rope-torch-compile", extra_sources=["impl_eager.py", "compile_util.py"])
-def rope_torch_compile(inputs, params):
+@register("rope-torch-compile", kinds=("forward", "backward"),
+          extra_sources=["impl_eager.py", "compile_util.py"])
+def rope_torch_compile(inputs, case):
     cos, sin = inputs["cos"], inputs["sin"]
     if "dq_embed" in inputs:
         return compiled_call(apply_rotary_pos_emb_backward, [inputs["dq_embed"], inputs["dk_embed"], cos, sin])

@@ -14,25 +14,13 @@ position, drawn from [0, 8192) by the seed, and row b of cos / sin holds that po
 
 from __future__ import annotations
 
-import hashlib
-
 import torch
 
-DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+from site_builder.runner.family import Case, Tensor, generator, normal
+
+DTYPES = {"float64": torch.float64, "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 THETA = 500000.0
 MAX_POSITION = 8192
-
-
-def derived_seed(seed: int, workload_id: str) -> int:
-    text = f"{seed}:{workload_id}".encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "little") & (2**63 - 1)
-
-
-def workload_kind(workload: dict) -> str:
-    kind = workload.get("kind")
-    if kind:
-        return kind
-    return "backward" if str(workload.get("id", "")).startswith("bwd-") else "forward"
 
 
 def rope_tables(positions: torch.Tensor, head_dim: int, dtype, theta: float = THETA):
@@ -44,21 +32,22 @@ def rope_tables(positions: torch.Tensor, head_dim: int, dtype, theta: float = TH
     return emb.cos().to(dtype), emb.sin().to(dtype)
 
 
-def make_inputs(workload: dict, seed: int, device) -> dict[str, torch.Tensor]:
-    b, s, d = workload["batch"], workload["seq"], workload["head_dim"]
-    hq, hk, pb = workload["heads_q"], workload["heads_kv"], workload["pos_batch"]
+def make_inputs(case: Case, seed: int, device) -> dict[str, torch.Tensor]:
+    b, s, d = case["batch"], case["seq"], case["head_dim"]
+    hq, hk, pb = case["heads_q"], case["heads_kv"], case["pos_batch"]
     if pb not in (1, b):
-        raise ValueError(f"workload {workload['id']}: pos_batch must be 1 or batch ({b}), got {pb}")
-    dtype = DTYPES[workload["dtype"]]
-    gen = torch.Generator(device=device).manual_seed(derived_seed(seed, workload["id"]))
-    q = torch.randn(b, s, hq, d, generator=gen, device=device, dtype=torch.float32).to(dtype).transpose(1, 2)
-    k = torch.randn(b, s, hk, d, generator=gen, device=device, dtype=torch.float32).to(dtype).transpose(1, 2)
+        raise ValueError(f"workload {case['id']}: pos_batch must be 1 or batch ({b}), got {pb} "
+                         "— write pos_batch: 1 (prefill) or pos_batch: <batch> (decode)")
+    dtype = DTYPES[case["dtype"]]
+    gen = generator(case, seed, device)
+    q = normal(Tensor(case["dtype"], (b, s, hq, d)), gen, device).transpose(1, 2)
+    k = normal(Tensor(case["dtype"], (b, s, hk, d)), gen, device).transpose(1, 2)
     if pb == 1:
         positions = torch.arange(s, device=device)[None, :]
     else:
         start = torch.randint(0, MAX_POSITION - s + 1, (b, 1), generator=gen, device=device)
         positions = start + torch.arange(s, device=device)[None, :]
     cos, sin = rope_tables(positions, d, dtype)
-    if workload_kind(workload) == "backward":
+    if case["kind"] == "backward":
         return {"dq_embed": q, "dk_embed": k, "cos": cos, "sin": sin}
     return {"q": q, "k": k, "cos": cos, "sin": sin}

@@ -142,7 +142,7 @@ def _unit_last(t):
     return t if t.shape[-1] <= 1 or t.stride(-1) == 1 else t.contiguous()
 
 
-def _apply(q, k, cos, sin, backward: bool):
+def _apply(q, k, cos, sin, backward: bool, cache: bool = True):
     _check("q", q, (4,))
     _check("k", k, (4,), q.dtype, q.device)
     _check("cos", cos, (2, 3), None, q.device)
@@ -158,6 +158,7 @@ def _apply(q, k, cos, sin, backward: bool):
     s3 = sin.unsqueeze(0) if sin.dim() == 2 else sin
     if c3.shape[1:] != (seq, d) or c3.shape[0] not in (1, batch):
         raise ValueError(f"cos/sin have shape {tuple(cos.shape)}; expected [{seq}, {d}] or [1 or {batch}, {seq}, {d}]")
+    key = _key(q, k, cos, sin, backward)
     q, k, c3, s3 = _unit_last(q), _unit_last(k), _unit_last(c3), _unit_last(s3)
     qo = torch.empty_like(q)
     ko = torch.empty_like(k)
@@ -173,16 +174,94 @@ def _apply(q, k, cos, sin, backward: bool):
         return sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()) if n > 0) + 1
 
     i64 = max(extent(t) for t in (q, k, qo, ko, c3, s3)) > _INT32_MAX
-    args = (q, k, c3, s3, qo, ko, tokens, seq, hq, hk,
+    ints = (tokens, seq, hq, hk,
             q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
             scb, c3.stride(1), ssb, s3.stride(1),
             qo.stride(0), qo.stride(1), qo.stride(2), ko.stride(0), ko.stride(1), ko.stride(2))
-    ctx = torch.cuda.device(q.device) if q.device.type == "cuda" else _Null()
-    with ctx:
-        _rope[(cfg["programs"],)](*args, HALF=d // 2, HALF_P2=triton.next_power_of_2(d // 2), GQ=cfg["GQ"],
-                                  GK=cfg["GK"], PQ=cfg["PQ"], PK=cfg["PK"], I64=i64, BACKWARD=backward,
-                                  num_warps=cfg["num_warps"], num_stages=1)
+    tail = (d // 2, triton.next_power_of_2(d // 2), cfg["GQ"], cfg["GK"], cfg["PQ"], cfg["PK"], i64, backward)
+    grid = cfg["programs"]
+    if q.device.type != "cuda":
+        _rope[(grid,)](q, k, c3, s3, qo, ko, *ints, *tail, num_warps=cfg["num_warps"], num_stages=1)
+        return qo, ko
+    with torch.cuda.device(q.device):
+        ck = _rope[(grid,)](q, k, c3, s3, qo, ko, *ints, *tail, num_warps=cfg["num_warps"], num_stages=1)
+        if cache and _FAST_ENABLED and key is not None and key not in _FAST:
+            entry = _verify_fast(ck, grid, (q, k, c3, s3), (qo, ko), ints, tail)
+            if entry is not None:
+                _FAST[key] = entry
     return qo, ko
+
+
+# --------------------------------------------------------------------------------------
+# Lean host path for decode-sized calls: after a normal launch of a (shapes, strides, dtypes,
+# device) key, the compiled kernel and its integer arguments are kept, checked once to give
+# bit-identical outputs when launched directly, and later calls of that key skip Triton's
+# argument binding. Anything unusual (misaligned pointers, no cached key) takes the normal path.
+# --------------------------------------------------------------------------------------
+
+_FAST: dict = {}
+_FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
+_raw_stream = None
+_get_device = None
+
+
+def _key(q, k, cos, sin, backward):
+    """The cache key of a call, or None for calls the lean path never takes."""
+    try:
+        dev = q.get_device()
+        if dev < 0 or k.get_device() != dev or cos.get_device() != dev or sin.get_device() != dev \
+                or k.dtype != q.dtype or sin.dtype != cos.dtype \
+                or 1 not in (q.stride(-1), q.shape[-1]) or 1 not in (k.stride(-1), k.shape[-1]) \
+                or cos.stride(-1) != 1 or sin.stride(-1) != 1:
+            return None
+        return (backward, q.dtype, cos.dtype, dev, tuple(q.shape), q.stride(), tuple(k.shape), k.stride(),
+                tuple(cos.shape), cos.stride(), sin.stride())
+    except (AttributeError, RuntimeError, IndexError):
+        return None
+
+
+def _verify_fast(ck, grid, ins, outs, ints, tail):
+    global _raw_stream, _get_device
+    try:
+        if torch.cuda.is_current_stream_capturing() or any(t.data_ptr() & 15 for t in (*ins, *outs)):
+            return None  # decide on a later, ordinary call
+        _raw_stream = torch._C._cuda_getCurrentRawStream
+        _get_device = torch._C._cuda_getDevice
+        if _get_device() != ins[0].get_device():
+            return None
+        outs_b = [torch.empty_like(t) for t in outs]
+        dev = ins[0].get_device()
+        ck.run(grid, 1, 1, _raw_stream(dev), ck.function, ck.packed_metadata, None, None, None,
+               *(t.data_ptr() for t in ins), *(t.data_ptr() for t in outs_b), *ints, *tail)
+        same = all(torch.equal(a.view(torch.uint8), b.view(torch.uint8)) for a, b in zip(outs, outs_b))
+    except Exception:  # noqa: BLE001 - any incompatibility: keep the normal path
+        same = False
+    return (ck, grid, ints, tail) if same else False
+
+
+def _launch_fast(q, k, cos, sin, backward):
+    key = _key(q, k, cos, sin, backward)
+    entry = _FAST.get(key)
+    if not entry:
+        return None
+    c3 = cos if cos.dim() == 3 else cos.unsqueeze(0)
+    s3 = sin if sin.dim() == 3 else sin.unsqueeze(0)
+    if (q.data_ptr() | k.data_ptr() | c3.data_ptr() | s3.data_ptr()) & 15:
+        return None
+    ck, grid, ints, tail = entry
+    dev = q.get_device()
+    if _get_device() != dev:
+        return None
+    qo = torch.empty_like(q)
+    ko = torch.empty_like(k)
+    ck.run(grid, 1, 1, _raw_stream(dev), ck.function, ck.packed_metadata, None, None, None,
+           q.data_ptr(), k.data_ptr(), c3.data_ptr(), s3.data_ptr(), qo.data_ptr(), ko.data_ptr(), *ints, *tail)
+    return qo, ko
+
+
+def fast_path_status() -> dict:
+    """For tests and benchmarks: which keys launch through the lean path."""
+    return {str(key): bool(v) for key, v in _FAST.items()}
 
 
 class _Null:
@@ -195,9 +274,17 @@ class _Null:
 
 def rope_forward(q, k, cos, sin):
     """(q_embed, k_embed) = (x * cos + rotate_half(x) * sin for x in q, k); new tensors."""
+    if _FAST:
+        out = _launch_fast(q, k, cos, sin, False)
+        if out is not None:
+            return out
     return _apply(q, k, cos, sin, backward=False)
 
 
 def rope_backward(dq_embed, dk_embed, cos, sin):
     """(dq, dk): the gradients of q and k from those of q_embed and k_embed; new tensors."""
+    if _FAST:
+        out = _launch_fast(dq_embed, dk_embed, cos, sin, True)
+        if out is not None:
+            return out
     return _apply(dq_embed, dk_embed, cos, sin, backward=True)

@@ -24,8 +24,8 @@ def hf_swiglu_backward(dy, gate, up):
     return dgate, dup
 
 
-@register("swiglu-eager", baseline=True)
-def swiglu_eager(inputs, params):
+@register("swiglu-eager", kinds=("forward", "backward"), baseline=True)
+def swiglu_eager(inputs, case):
     if "dy" in inputs:
         dy, g, u = inputs["dy"], inputs["gate"], inputs["up"]
         return lambda: hf_swiglu_backward(dy, g, u)

@@ -7,8 +7,9 @@ from site_builder.runner.registry import require_cuda
 from . import register
 
 
-@register("kr-triton-swiglu", requires=["triton"], extra_sources=["kr_triton.py"])
-def kr_triton_swiglu(inputs, params):
+@register("kr-triton-swiglu", kinds=("forward", "backward"),
+          requires=["triton"], extra_sources=["kr_triton.py"])
+def kr_triton_swiglu(inputs, case):
     g, u = inputs["gate"], inputs["up"]
     require_cuda(g, "kr-triton-swiglu (on a CPU only under TRITON_INTERPRET=1, in its tests)")
     from .kr_triton import swiglu_backward, swiglu_forward

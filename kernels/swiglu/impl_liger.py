@@ -14,8 +14,9 @@ from site_builder.runner.registry import require_cuda
 from . import register
 
 
-@register("liger-swiglu", requires=["liger_kernel", "triton"], packages=["liger-kernel"])
-def liger_swiglu(inputs, params):
+@register("liger-swiglu", kinds=("forward", "backward"),
+          requires=["liger_kernel", "triton"], packages=["liger-kernel"])
+def liger_swiglu(inputs, case):
     g, u = inputs["gate"], inputs["up"]
     require_cuda(g, "Liger-Kernel")
     if "dy" in inputs:

@@ -23,8 +23,8 @@ def hf_swiglu_fused_backward(dy, gate_up):
     return torch.cat([dgate, dup], dim=-1)
 
 
-@register("swiglu-eager", baseline=True)
-def swiglu_eager(inputs, params):
+@register("swiglu-eager", kinds=("forward", "backward"), baseline=True)
+def swiglu_eager(inputs, case):
     gu = inputs["gate_up"]
     if "dy" in inputs:
         dy = inputs["dy"]

@@ -5,21 +5,17 @@ from __future__ import annotations
 
 from site_builder.runner.registry import require_cuda
 
-from . import base, register
+from . import register
 
 
-@register("kr-triton-swiglu", requires=["triton"], extra_sources=["../swiglu/kr_triton.py"])
-def kr_triton_swiglu(inputs, params):
+@register("kr-triton-swiglu", requires=["triton"], kinds=("forward", "backward"),
+          extra_sources=["../swiglu/kr_triton.py"])
+def kr_triton_swiglu(inputs, case):
     gu = inputs["gate_up"]
     require_cuda(gu, "kr-triton-swiglu (on a CPU only under TRITON_INTERPRET=1, in its tests)")
-    kr = base.kr_triton if hasattr(base, "kr_triton") else _load()
+    from ..swiglu.kr_triton import swiglu_fused_backward, swiglu_fused_forward
+
     if "dy" in inputs:
         dy = inputs["dy"]
-        return lambda: kr.swiglu_fused_backward(dy, gu)
-    return lambda: kr.swiglu_fused_forward(gu)
-
-
-def _load():
-    import importlib
-
-    return importlib.import_module(base.__name__ + ".kr_triton")
+        return lambda: swiglu_fused_backward(dy, gu)
+    return lambda: swiglu_fused_forward(gu)

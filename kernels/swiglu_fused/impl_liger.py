@@ -9,8 +9,9 @@ from site_builder.runner.registry import require_cuda
 from . import register
 
 
-@register("liger-swiglu", requires=["liger_kernel", "triton"], packages=["liger-kernel"])
-def liger_swiglu(inputs, params):
+@register("liger-swiglu", kinds=("forward", "backward"),
+          requires=["liger_kernel", "triton"], packages=["liger-kernel"])
+def liger_swiglu(inputs, case):
     gu = inputs["gate_up"]
     require_cuda(gu, "Liger-Kernel")
     if "dy" in inputs:

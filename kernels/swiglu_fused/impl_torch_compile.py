@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from . import base, register
+from ..swiglu.compile_util import compiled_call
+from . import register
 from .impl_eager import hf_swiglu_fused, hf_swiglu_fused_backward
 
 
-@register("swiglu-torch-compile", extra_sources=["impl_eager.py", "../swiglu/compile_util.py"])
-def swiglu_torch_compile(inputs, params):
-    compiled_call = base.compile_util.compiled_call
+@register("swiglu-torch-compile", kinds=("forward", "backward"),
+          extra_sources=["impl_eager.py", "../swiglu/compile_util.py"])
+def swiglu_torch_compile(inputs, case):
     if "dy" in inputs:
         return compiled_call(hf_swiglu_fused_backward, [inputs["dy"], inputs["gate_up"]])
     return compiled_call(hf_swiglu_fused, [inputs["gate_up"]])

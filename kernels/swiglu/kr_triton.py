@@ -44,13 +44,13 @@ _SMS: dict = {}
 @triton.jit
 def _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
           I64: tl.constexpr):
+    if I64:  # offsets past 2^31 - 1 elements (a collapsed row of more than 2^31 elements too)
+        pid = pid.to(tl.int64)
     pid_r = pid // n_col_blocks
     pid_c = pid % n_col_blocks
     rows = pid_r * BLOCK_R + tl.arange(0, BLOCK_R)
     cols = pid_c * BLOCK_C + tl.arange(0, BLOCK_C)
     mask = (rows < n_rows)[:, None] & (cols < n_cols)[None, :]
-    if I64:
-        rows = rows.to(tl.int64)
     return rows[:, None], cols[None, :], mask
 
 

@@ -26,7 +26,10 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from site_builder.load import load_catalog  # noqa: E402
 from site_builder.runner.families import load_family  # noqa: E402
+from site_builder.runner.family import Case  # noqa: E402
+from site_builder.schema import Workload  # noqa: E402
 
 L2 = 60e6
 
@@ -63,6 +66,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     rng = random.Random(a.seed)
     dev = torch.device("cuda")
+    catalog = load_catalog(ROOT / "records")
     sw = load_family(ROOT / "kernels", "swiglu")
     rp = load_family(ROOT / "kernels", "rope")
     layouts = [(32, 8, 128), (64, 8, 128), (28, 4, 128), (128, 1, 64)]
@@ -79,18 +83,15 @@ def main(argv=None):
                     b = max(1, rng.randint(256, 16384) // seq)
                     w = {"batch": b, "seq": seq, "heads_q": hq, "heads_kv": hk, "head_dim": d, "pos_batch": 1}
                     label = f"b{b}-s{seq}-{hq}/{hk}/{d}"
-                w.update(id=f"random-{name}-{kind}-{j}", dtype="bfloat16", kind=kind)
-                ins0 = fam.make_inputs(w, a.seed, dev)
-                ref = fam.reference(ins0, {})
-                nbytes = sum(t.numel() * t.element_size() for t in ins0.values()) + \
-                    sum(r.numel() * ins0[next(iter(ins0))].element_size() for r in ref.values())
-                del ref
+                case = Case.from_record(catalog.families[name], Workload(
+                    id=f"random-{name}-{kind}-{j}", dtype="bfloat16", kind=kind, **w))
+                nbytes = fam.bytes_moved(case)
                 row = {"family": name, "kind": kind, "shape": label, "MB": nbytes / 1e6,
                        "floor": nbytes / (a.bw * 1e3)}
                 for impl in fam.registry.ids():
                     factory = fam.registry[impl].factory
                     try:
-                        row[impl] = _time(lambda i: factory(fam.make_inputs(w, a.seed + i, dev), {}), nbytes)
+                        row[impl] = _time(lambda i: factory(fam.make_inputs(case, a.seed + i, dev), case), nbytes)
                     except Exception as exc:  # noqa: BLE001 - recorded, not hidden
                         row[impl] = f"failed: {type(exc).__name__}: {str(exc)[:120]}"
                 rows.append(row)

@@ -85,7 +85,7 @@ def _ulps_vs(a, b):
 
 # ---- SwiGLU --------------------------------------------------------------------------------
 
-SW_SHAPES = [(0, 128), (1, 1), (1, 14336), (7, 11008), (3, 4099), (17, 18944), (5, 2048), (257, 18432), (1, 28672)]
+SW_SHAPES = [(0, 128), (1, 1), (1, 14336), (7, 11008), (3, 4099), (257, 18432)]
 
 
 @pytest.mark.parametrize("dt", list(DTYPES))
@@ -108,7 +108,7 @@ def test_swiglu_forward_backward(dt, t, i):
 
 
 @pytest.mark.parametrize("dt", list(DTYPES))
-@pytest.mark.parametrize("t,i", [(0, 64), (1, 14336), (9, 11008), (4, 18944), (33, 2048)])
+@pytest.mark.parametrize("t,i", [(0, 64), (1, 14336), (9, 11008), (33, 2048)])
 def test_swiglu_fused_layout(dt, t, i):
     dtype = DTYPES[dt]
     gu = (torch.randn(t, 2 * i, device=DEV) * 3).to(dtype)
@@ -165,7 +165,7 @@ def test_swiglu_large_magnitudes_match_eager(dt):
 
 RP_SHAPES = [  # batch, heads_q, heads_kv, seq, head_dim, pos_batch
     (1, 32, 8, 1, 128, 1), (3, 32, 8, 1, 128, 3), (1, 28, 4, 37, 128, 1), (2, 128, 1, 17, 64, 1),
-    (5, 7, 3, 11, 96, 5), (1, 64, 8, 129, 128, 1), (0, 4, 2, 3, 64, 1), (2, 5, 5, 1, 80, 2),
+    (5, 7, 3, 11, 96, 5), (0, 4, 2, 3, 64, 1),
 ]
 
 

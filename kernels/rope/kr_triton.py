@@ -81,14 +81,14 @@ def _rope(Q, K, C, S, QO, KO, n_tokens, seq, hq, hk,
     cos2 = tl.load(C + c_off + HALF + j, mask=jm, other=0.0, eviction_policy="evict_last").to(tl.float32)
     sin1 = tl.load(S + s_off + j, mask=jm, other=0.0, eviction_policy="evict_last").to(tl.float32)
     sin2 = tl.load(S + s_off + HALF + j, mask=jm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    # no variable is assigned in these branches: Triton (3.6) requires a name assigned in both
+    # branches of an `if` to have one type, and the q and k head tiles differ (GQ vs GK)
     if part < PQ:
-        heads = part * GQ + tl.arange(0, GQ)
-        _rotate(Q, QO, b * sqb + s * sqs, b * sqob + s * sqos, cos1, sin1, cos2, sin2, heads, hq, sqh, sqoh,
-                HALF, HALF_P2, BACKWARD)
+        _rotate(Q, QO, b * sqb + s * sqs, b * sqob + s * sqos, cos1, sin1, cos2, sin2,
+                part * GQ + tl.arange(0, GQ), hq, sqh, sqoh, HALF, HALF_P2, BACKWARD)
     else:
-        heads = (part - PQ) * GK + tl.arange(0, GK)
-        _rotate(K, KO, b * skb + s * sks, b * skob + s * skos, cos1, sin1, cos2, sin2, heads, hk, skh, skoh,
-                HALF, HALF_P2, BACKWARD)
+        _rotate(K, KO, b * skb + s * sks, b * skob + s * skos, cos1, sin1, cos2, sin2,
+                (part - PQ) * GK + tl.arange(0, GK), hk, skh, skoh, HALF, HALF_P2, BACKWARD)
 
 
 def _sm_count(device: torch.device) -> int:

@@ -4,15 +4,18 @@
 # minutes, the runner starts one worker process per implementation and family), each with a
 # --budget inside what is left so it still writes its record, then random shapes if time is left.
 # Run from the copy's root on the GPU machine with the wheels installed (see NOTES.md):
-#   LIMIT=312 bash kernels/swiglu/device_run.sh
+#   LIMIT=312 bash kernels/swiglu/device_run.sh [families...]      (default: swiglu rope swiglu-fused)
+# At most 8 files come back from $OUT: the new run records travel in one archive, records.tgz
+# (the first call, 2026-12-01 16:19, wrote them as separate files and lost two of them).
 set -u
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
 LIMIT=${LIMIT:-312}
 left() { echo $(( LIMIT - SECONDS )); }
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee "$OUT/nvidia-smi.txt"
-python3 -c "import torch, triton, liger_kernel, pydantic; print('torch', torch.__version__, 'triton', triton.__version__)" \
-  2>&1 | tee "$OUT/versions.txt"
+FAMILIES=${*:-swiglu rope swiglu-fused}
+NEW="$OUT/.new-records"; : > "$NEW"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+python3 -c "import torch, triton, liger_kernel, pydantic; print('torch', torch.__version__, 'triton', triton.__version__)"
 timeout 55 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_elementwise_gpu.py 2>&1 | tee "$OUT/gputests.log" | tail -n 25
 echo "gpu tests done at ${SECONDS}s"
 
@@ -21,14 +24,14 @@ run_family() {  # family, seconds wanted, workload ids...
   local l; l=$(left)
   local budget=$(( want < l - 20 ? want : l - 20 ))
   if [ "$budget" -lt 25 ]; then echo "no time left for $fam (${l}s)"; return; fi
-  mkdir -p "$OUT/$fam"
+  case " $FAMILIES " in *" $fam "*) ;; *) return ;; esac
   local before; before=$(ls "records/runs/$fam/h200/" 2>/dev/null)
   local args=(); for w in "$@"; do args+=(--workload "$w"); done
   timeout $(( budget + 15 )) python3 -m site_builder.runner --family "$fam" --timeout 60 --budget "$budget" "${args[@]}" \
     2>&1 | tee "$OUT/runner-$fam.log" | tail -n 30
   for f in records/runs/"$fam"/h200/*.yaml; do
     [ -e "$f" ] || continue
-    echo "$before" | grep -qx "$(basename "$f")" || cp "$f" "$OUT/$fam/"
+    echo "$before" | grep -qx "$(basename "$f")" || echo "$f" >> "$NEW"
   done
   echo "$fam done at ${SECONDS}s"
 }
@@ -45,4 +48,6 @@ if [ "$l" -gt 35 ]; then
   timeout $(( l - 5 )) python3 kernels/swiglu/random_shapes.py --seed 917 --per-kind 1 --out "$OUT/random.json" \
     2>&1 | tee "$OUT/random.log" | tail -n 12
 fi
+tar czf "$OUT/records.tgz" -T "$NEW" && tar tzf "$OUT/records.tgz"
+rm -f "$NEW"
 echo "all done at ${SECONDS}s"

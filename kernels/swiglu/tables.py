@@ -1,6 +1,11 @@
 """The closing-note table of an element-wise family's run record, and the issue's targets.
 
     python kernels/swiglu/tables.py records/runs/swiglu/h200/<run>.yaml [--ours kr-triton-swiglu]
+    python kernels/swiglu/tables.py --family swiglu kernels/swiglu/results/runner-swiglu.log
+
+The second form reads a runner's console log instead (its `impl · workload: ok T µs` lines and
+the copy bandwidth of its summary's title), for a run whose record did not come back; it has
+device medians only (no end-to-end times).
 
 Per workload: the floor (bytes of every declared tensor of the workload's kind, once, over the
 run's measured copy bandwidth: site_builder.floors), ours, each peer (device time, median, µs),
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -32,8 +38,25 @@ def _fmt(v):
     return f"{v:.1f}" if v >= 10 else f"{v:.2f}"
 
 
-def table(run_path: Path, ours: str | None = None) -> str:
-    run = yaml.safe_load(run_path.read_text())
+def _from_log(path: Path, family: str) -> dict:
+    """A run-record-like dict from a runner console log: device medians and statuses only."""
+    text = path.read_text()
+    bw = re.search(r"copy bandwidth, ([0-9.]+) GB/s", text)
+    if not bw:
+        raise SystemExit(f"{path}: no 'copy bandwidth, N GB/s' in the summary title")
+    results = []
+    for m in re.finditer(r"^([a-z0-9.-]+) · ([a-z0-9.-]+): (ok|failed|timeout|crashed|unsupported|not-installed)"
+                         r"(?: ([0-9.]+) µs)?", text, re.M):
+        impl, wid, status, t = m.groups()
+        r = {"implementation": impl, "workload": wid, "status": status}
+        if status == "ok" and t:
+            r["device_us"] = {"median": float(t)}
+        results.append(r)
+    return {"family": family, "environment": {"copy_bandwidth_gbps": float(bw.group(1))}, "results": results}
+
+
+def table(run_path: Path, ours: str | None = None, family: str | None = None) -> str:
+    run = _from_log(run_path, family) if family else yaml.safe_load(run_path.read_text())
     fam = Family.model_validate(yaml.safe_load((ROOT / "records" / "families" / f"{run['family']}.yaml").read_text()))
     bw = run["environment"]["copy_bandwidth_gbps"]
     res: dict = {}
@@ -89,7 +112,8 @@ def table(run_path: Path, ours: str | None = None) -> str:
             if o and best and o > best and mb <= 8:  # above 8 MB the first target already says so
                 misses.append(f"{w.id}: decode device time {o:.2f} us > best peer's {best:.2f} us")
     geo = math.exp(sum(-math.log(r) for r in ratios) / len(ratios)) if ratios else None
-    out = [f"Run {run_path.name}: {run['family']}, copy bandwidth {bw:.0f} GB/s; device time, median, µs.", "",
+    src = "runner log" if family else "run record"
+    out = [f"{src} {run_path.name}: {run['family']}, copy bandwidth {bw:.1f} GB/s; device time, median, µs.", "",
            *lines, ""]
     if geo:
         out.append(f"Geometric-mean speed-up of ours over the fastest peer: {geo:.3f} (target >= 1.03) over "
@@ -103,9 +127,10 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("runs", nargs="+", type=Path)
     p.add_argument("--ours", default=None)
+    p.add_argument("--family", default=None, help="read runner console logs of this family instead of records")
     a = p.parse_args(argv)
     for r in a.runs:
-        print(table(r, a.ours))
+        print(table(r, a.ours, a.family))
         print()
 
 

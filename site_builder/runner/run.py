@@ -22,7 +22,7 @@ from ..schema import Family
 from . import record as rec
 from .families import KERNELS_ROOT, has_kernels
 from .family import Case
-from .protocol import COPY_BYTES, CPU_PROTOCOL, CPU_SETTINGS, GPU_PROTOCOL, GPU_SETTINGS, SEED
+from .protocol import COPY_BYTES, SEED, protocol_for, settings_for
 from .spawn import Worker, WorkerTimeout
 from .summary import summary_table
 
@@ -228,7 +228,7 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
     if plan.problems:
         raise UserError("\n".join(plan.problems))
     registry = {r["id"]: r for r in info["registry"]}
-    settings = GPU_SETTINGS if device == "cuda" else CPU_SETTINGS  # the timing core's (measure.py)
+    settings = settings_for(device)  # the timing core's (measure.py)
     l2 = info["l2_bytes"] or int((catalog.hardware[hardware].l2_mb or 50) * 1e6)
     job = {**base, "kind": "measure", "seed": seed, "protocol": settings, "l2_bytes": l2,
            "timing_cpu": info["environment"].get("timing_cpu")}
@@ -257,7 +257,7 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
     data = {
         "schema_version": 1, "family": family.id, "hardware": hardware, "trust": "measured",
         "observed": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "protocol": GPU_PROTOCOL if device == "cuda" else CPU_PROTOCOL,
+        "protocol": protocol_for(device),
         "environment": info["environment"], "seed": seed,
         "notes": (f"Measured by `kernel-records run` in {elapsed:.0f} s; time limit per workload "
                   f"{timeout:.0f} s; inputs of workload W, set i, drawn from seed {seed} + i "

@@ -1,18 +1,16 @@
-"""`kernel-records bench`: a side-by-side benchmark of a family's implementations, measured by
-the timing core (measure.py) exactly as a run measures them, printed instead of recorded.
+"""`kernel-records bench`: a side-by-side benchmark of a family's implementations, measured
+exactly as a run measures them, printed instead of recorded.
 
-One worker process (worker.py, job kind "bench") measures the copy bandwidth, then for each
-workload checks and times each implementation in turn (measure.measure_one, the runner's own
-function: correctness first, cold L2, CUDA-graph replay, end-to-end, CPU pinning) and re-times
-end-to-end with the implementations interleaved (measure.measure_e2e), as the runner does at the
-end of a run. The difference from a run: all implementations share one process, and nothing is
-written to records/ (`--json` writes the results, `--append` adds them to a lab JSON-lines file).
-This process never imports torch.
+It calls the runner's own `measure_family` (run.py): the probe (copy bandwidth), one worker per
+implementation (measure.measure_one in each: correctness first, cold L2, CUDA-graph replay,
+end-to-end, CPU pinning, spread), then the interleaved end-to-end pass (measure.measure_e2e).
+The only difference from `kernel-records run` is the output: a table of µs, GB/s or TFLOP/s,
+the ratio to the floor and to the best peer, and optionally JSON, instead of a record in
+records/ (`--append` adds the rows to a lab JSON-lines file). This process never imports torch.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import random
 from pathlib import Path
@@ -24,13 +22,11 @@ from ..errors import UserError
 from ..floors import floor
 from ..load import load_catalog
 from .families import KERNELS_ROOT, has_kernels
-from .family import Case
-from .protocol import COPY_BYTES, SEED, settings_for
-from .run import _match_hardware, cuda_available
-from .spawn import Worker, WorkerTimeout
+from .protocol import SEED
+from .run import measure_family
 
 
-def pick_workloads(family, workloads, random_n: int | None, seed: int):
+def pick_workloads(family, workloads, random_n: int | None, seed: int) -> list:
     """The family's workloads named in `workloads` (all when none), or `random_n` of them drawn
     with `seed`."""
     by_id = {w.id: w for w in family.workloads}
@@ -44,7 +40,7 @@ def pick_workloads(family, workloads, random_n: int | None, seed: int):
 
 
 def bench(records: Path = Path("records"), *, family: str, workloads=(), implementations=(),
-          random_n: int | None = None, seed: int = SEED, device: str | None = None, timeout: float = 1800.0,
+          random_n: int | None = None, seed: int = SEED, device: str | None = None, timeout: float = 600.0,
           kernels_root: Path = KERNELS_ROOT, json_out: Path | None = None, append: Path | None = None,
           console: Console | None = None, timing_cpu: int | None = None) -> dict:
     console = console or Console()
@@ -57,56 +53,28 @@ def bench(records: Path = Path("records"), *, family: str, workloads=(), impleme
     if not has_kernels(kernels_root, family):
         raise UserError(f"no kernels for family {family!r} under {kernels_root}")
     chosen = pick_workloads(fam, list(workloads), random_n, seed)
-    device = device or ("cuda" if cuda_available() else "cpu")
-    job = {"kind": "bench", "kernels_root": str(kernels_root), "family": family, "device": device, "seed": seed,
-           "protocol": settings_for(device), "copy_bytes": COPY_BYTES[device], "timing_cpu": timing_cpu,
-           "implementations": list(implementations), "workloads": [Case.from_record(fam, w).to_json() for w in chosen]}
-    worker = Worker(job)
+    data, _, _ = measure_family(catalog, fam, implementations=implementations, workloads=[w.id for w in chosen],
+                                timeout=timeout, device=device, seed=seed, kernels_root=kernels_root,
+                                console=console, timing_cpu=timing_cpu, tool="kernel-records bench")
+    hardware = catalog.hardware[data["hardware"]]
+    bandwidth = data["environment"].get("copy_bandwidth_gbps")
     results: dict[str, dict] = {}
-    info: dict = {}
-    try:
-        while True:
-            event = worker.next_event(timeout)
-            if event is None:
-                break
-            if event["event"] == "info":
-                info = event
-                console.print(f"{family} on {info['device_name']}: copy bandwidth {info['copy_bandwidth_gbps']} GB/s; "
-                              f"implementations {', '.join(info['implementations'])}", highlight=False)
-            elif event["event"] == "error":
-                raise UserError(event["error"])
-            elif event["event"] == "result":
-                results[event["workload"]] = event["results"]
-                console.print(f"{event['workload']}: " + ", ".join(
-                    f"{i} {_short(r)}" for i, r in event["results"].items()), highlight=False, soft_wrap=True)
-    except WorkerTimeout:
-        worker.kill()
-        raise UserError(f"the bench gave no answer within {timeout:.0f} s") from None
-    finally:
-        tail = worker.log_tail()
-        worker.close()
-    if not info:
-        raise UserError(f"the bench worker failed:\n{tail}")
-    hardware = catalog.hardware[_match_hardware(catalog, info["device_name"])]
-    rows = table_rows(fam, chosen, results, hardware, info["copy_bandwidth_gbps"])
-    console.print(render(fam, hardware, info, rows))
-    out = {"family": family, "hardware": hardware.id, "observed": dt.datetime.now(dt.timezone.utc).strftime(
-        "%Y-%m-%dT%H:%M:%SZ"), "seed": seed, "environment": info.get("environment", {}),
-        "copy_bandwidth_gbps": info["copy_bandwidth_gbps"], "rows": rows}
+    for r in data["results"]:
+        results.setdefault(r["workload"], {})[r["implementation"]] = r
+    rows = table_rows(fam, chosen, results, hardware, bandwidth)
+    console.print(render(fam, hardware, bandwidth, rows))
+    out = {"family": family, "hardware": hardware.id, "observed": data["observed"], "seed": seed,
+           "protocol": data["protocol"]["id"], "protocol_version": data["protocol"]["version"],
+           "environment": data["environment"], "copy_bandwidth_gbps": bandwidth, "rows": rows}
     if json_out:
         Path(json_out).write_text(json.dumps(out, indent=1) + "\n")
     if append:
         with open(append, "a", encoding="utf-8") as handle:
             for row in rows:
-                handle.write(json.dumps({"observed": out["observed"], "hardware": hardware.id, "seed": seed,
-                                         "copy_bandwidth_gbps": out["copy_bandwidth_gbps"], **row}) + "\n")
+                handle.write(json.dumps({"observed": out["observed"], "tool": "kernel-records bench",
+                                         "hardware": hardware.id, "seed": seed, "copy_bandwidth_gbps": bandwidth,
+                                         **row}) + "\n")
     return out
-
-
-def _short(r: dict) -> str:
-    if r.get("status") == "ok":
-        return f"{r['device_us']['median']:g} µs"
-    return f"{r.get('status')} ({(r.get('error') or '')[:80]})"
 
 
 def table_rows(family, workloads, results: dict, hardware, bandwidth: float) -> list[dict]:
@@ -136,10 +104,10 @@ def table_rows(family, workloads, results: dict, hardware, bandwidth: float) -> 
     return rows
 
 
-def render(family, hardware, info: dict, rows: list[dict]) -> Table:
+def render(family, hardware, bandwidth: float, rows: list[dict]) -> Table:
     compute = family.arithmetic is not None
     table = Table(title=f"{family.id} on {hardware.id}: device µs, median (p20–p80); floor at the measured copy "
-                        f"bandwidth {info['copy_bandwidth_gbps']} GB/s"
+                        f"bandwidth {bandwidth} GB/s"
                         + (f" and the datasheet {family.arithmetic.peak} peak" if compute else ""))
     for name, justify in (("workload", "left"), ("implementation", "left"), ("device µs", "right"),
                           ("e2e µs", "right"), ("TFLOP/s" if compute else "GB/s", "right"),

@@ -84,7 +84,7 @@ def test_inputs_are_seeded_never_zero_and_in_the_declared_layout(catalog, family
             assert tuple(t.shape) == case.inputs[big].shape and t.transpose(1, 2).is_contiguous()
         if family_id == "swiglu-fused":
             gu = a["gate_up"]
-            assert gu.is_contiguous() and gu.shape == (sizes["tokens"], 2 * sizes["intermediate"])
+            assert gu.is_contiguous() and gu.shape == (sizes["tokens"], 2, sizes["intermediate"])
 
 
 def test_rope_decode_positions_differ_per_sequence(catalog):

@@ -7,9 +7,11 @@ q and k (forward) or dq_embed and dk_embed (backward) ~ N(0, 1), made as contigu
 
 cos and sin as Hugging Face's rotary embedding makes them: inv_freq = theta^(-2i/head_dim),
 freqs = position * inv_freq (float32), emb = cat(freqs, freqs), cos = emb.cos() cast to the
-workload dtype (theta = 500000, Llama 3's). Positions: with pos_batch = 1 (prefill) every
-sequence is at positions 0..seq-1; with pos_batch = batch (decode) sequence b is at its own
-position, drawn from [0, 8192) by the seed, and row b of cos / sin holds that position.
+workload dtype (theta = 500000, Llama 3's). Positions, drawn by the seed within Llama 3.1's
+131072-token context: with pos_batch = 1 (prefill) every sequence is at p0..p0+seq-1 for one
+start p0 (a prefill chunk; p0 = 0 is the first one); with pos_batch = batch (decode) sequence
+b is at its own p_b, and row b of cos / sin holds that position. (The first H200 run, before
+2026-12-01 16:40, drew prefill at 0..seq-1 and decode positions from [0, 8192).)
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from site_builder.runner.family import Case, Tensor, generator, normal
 
 DTYPES = {"float64": torch.float64, "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 THETA = 500000.0
-MAX_POSITION = 8192
+MAX_POSITION = 131072
 
 
 def rope_tables(positions: torch.Tensor, head_dim: int, dtype, theta: float = THETA):
@@ -42,11 +44,8 @@ def make_inputs(case: Case, seed: int, device) -> dict[str, torch.Tensor]:
     gen = generator(case, seed, device)
     q = normal(Tensor(case["dtype"], (b, s, hq, d)), gen, device).transpose(1, 2)
     k = normal(Tensor(case["dtype"], (b, s, hk, d)), gen, device).transpose(1, 2)
-    if pb == 1:
-        positions = torch.arange(s, device=device)[None, :]
-    else:
-        start = torch.randint(0, MAX_POSITION - s + 1, (b, 1), generator=gen, device=device)
-        positions = start + torch.arange(s, device=device)[None, :]
+    start = torch.randint(0, MAX_POSITION - s + 1, (pb, 1), generator=gen, device=device)
+    positions = start + torch.arange(s, device=device)[None, :]
     cos, sin = rope_tables(positions, d, dtype)
     if case["kind"] == "backward":
         return {"dq_embed": q, "dk_embed": k, "cos": cos, "sin": sin}

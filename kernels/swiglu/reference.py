@@ -44,14 +44,13 @@ def swiglu_backward64(dy, gate, up):
 
 def reference(inputs: dict[str, torch.Tensor], params: dict) -> dict[str, torch.Tensor]:
     """Outputs keyed by the family record's names, for either kind and either layout."""
-    if "gate_up" in inputs:
-        i = inputs["gate_up"].shape[-1] // 2
-        gate, up = inputs["gate_up"][..., :i], inputs["gate_up"][..., i:]
+    if "gate_up" in inputs:  # [tokens, 2, intermediate] (swiglu-fused)
+        gate, up = inputs["gate_up"][:, 0], inputs["gate_up"][:, 1]
     else:
         gate, up = inputs["gate"], inputs["up"]
     if "dy" not in inputs:
         return {"y": swiglu64(gate, up)}
     dgate, dup = swiglu_backward64(inputs["dy"], gate, up)
     if "gate_up" in inputs:
-        return {"dgate_up": torch.cat([dgate, dup], dim=-1)}
+        return {"dgate_up": torch.stack([dgate, dup], dim=1)}
     return {"dgate": dgate, "dup": dup}

@@ -25,8 +25,9 @@ def hf_swiglu_fused_backward(dy, gate_up):
 
 @register("swiglu-eager", kinds=("forward", "backward"), baseline=True)
 def swiglu_eager(inputs, case):
-    gu = inputs["gate_up"]
+    g3 = inputs["gate_up"]  # [tokens, 2, intermediate]: the memory of [tokens, 2 x intermediate]
+    gu = g3.view(g3.shape[0], -1)
     if "dy" in inputs:
         dy = inputs["dy"]
-        return lambda: hf_swiglu_fused_backward(dy, gu)
+        return lambda: hf_swiglu_fused_backward(dy, gu).view(g3.shape)
     return lambda: hf_swiglu_fused(gu)

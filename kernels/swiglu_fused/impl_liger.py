@@ -12,13 +12,14 @@ from . import register
 @register("liger-swiglu", kinds=("forward", "backward"),
           requires=["liger_kernel", "triton"], packages=["liger-kernel"])
 def liger_swiglu(inputs, case):
-    gu = inputs["gate_up"]
+    g3 = inputs["gate_up"]  # [tokens, 2, intermediate]: the memory of [tokens, 2 x intermediate]
+    gu = g3.view(g3.shape[0], -1)
     require_cuda(gu, "Liger-Kernel")
     if "dy" in inputs:
         from liger_kernel.ops.swiglu import swiglu_fused_gate_up_backward
 
         dy = inputs["dy"]
-        return lambda: swiglu_fused_gate_up_backward(gu, dy, in_place=False)
+        return lambda: swiglu_fused_gate_up_backward(gu, dy, in_place=False).view(g3.shape)
     from liger_kernel.ops.swiglu import LigerFusedGateUpSiLUMulFunction
 
     apply = LigerFusedGateUpSiLUMulFunction.apply

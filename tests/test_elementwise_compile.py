@@ -19,23 +19,18 @@ pytest.importorskip("triton")
 ROOT = Path(__file__).resolve().parents[1]
 
 SCRIPT = textwrap.dedent('''
-    import importlib.util, sys
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    def load(rel):
-        spec = importlib.util.spec_from_file_location("m" + str(abs(hash(rel))), rel)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
+    from site_builder.runner.families import import_module
 
     def compile_(fn, const, num_warps, ptr):
         sig = {n: ("constexpr" if n in const else (ptr if n[0].isupper() else "i32")) for n in fn.arg_names}
         return triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const),
                               target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
 
-    sw = load("kernels/swiglu/kr_triton.py")
+    sw = import_module("swiglu", "kr_triton")
     n = 0
     for t, i, es in [(1, 14336, 2), (4096, 11008, 2), (4096, 14336, 2), (1, 4096 * 14336, 2), (7, 4099, 4),
                      (3, 37, 4)]:
@@ -45,7 +40,7 @@ SCRIPT = textwrap.dedent('''
                 compile_(fn, {"BLOCK_R": cfg["BLOCK_R"], "BLOCK_C": cfg["BLOCK_C"], "I64": i64, "EVEN": cfg["EVEN"]},
                          cfg["num_warps"], "*bf16" if es == 2 else "*fp32")
                 n += 1
-    rp = load("kernels/rope/kr_triton.py")
+    rp = import_module("rope", "kr_triton")
     for tokens, hq, hk, d in [(16384, 32, 8, 128), (8192, 128, 1, 64), (1, 32, 8, 128), (64, 28, 4, 128),
                               (55, 7, 3, 96)]:
         cfg = rp.plan(tokens, hq, hk, d, 2, 132)

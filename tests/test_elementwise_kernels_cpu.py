@@ -3,12 +3,11 @@ interpreter (float32, small odd shapes), forward and backward, against the float
 of the families (kernels/swiglu/reference.py, kernels/rope/reference.py); and the references
 against the eager baselines' formulas and autograd in float64.
 
-TRITON_INTERPRET=1 is set before triton is imported and private copies of the modules are
-loaded by path (as tests/test_kr_triton_cpu.py does), so the kernels are interpreted even if
-another test module imported the GPU build first; then the file runs again in a fresh process.
+TRITON_INTERPRET=1 is set before triton is imported and the modules are
+imported through site_builder.runner.families.import_module; if another test module imported
+the GPU build of Triton first, the file runs again in a fresh process, so they are interpreted.
 """
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -41,22 +40,18 @@ def _only_subprocess_runner_here(request):
         pytest.skip("run by test_cpu_suite_in_fresh_process")
 
 
-def _load(name, rel):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / rel)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def _load(family, module):
+    from site_builder.runner.families import import_module
+
+    return import_module(family, module)
 
 
 if not _IN_SUBPROCESS:
-    sw = _load("kr_swiglu_interp", "kernels/swiglu/kr_triton.py")
-    swref = _load("kr_swiglu_ref", "kernels/swiglu/reference.py")
-    rp = _load("kr_rope_interp", "kernels/rope/kr_triton.py")
-    rpref = _load("kr_rope_ref", "kernels/rope/reference.py")
-    rpin = _load("kr_rope_inputs", "kernels/rope/inputs.py")
+    sw = _load("swiglu", "kr_triton")
+    swref = _load("swiglu", "reference")
+    rp = _load("rope", "kr_triton")
+    rpref = _load("rope", "reference")
+    rpin = _load("rope", "inputs")
 
 F32 = dict(atol=2e-6, rtol=1e-5)
 
@@ -211,11 +206,14 @@ def test_rope_reference_against_eager_and_autograd_f64():
     q = torch.randn(2, 4, 5, 16, dtype=torch.float64)
     k = torch.randn(2, 2, 5, 16, dtype=torch.float64)
     cos, sin = rpin.rope_tables(torch.arange(5)[None].expand(2, 5), 16, torch.float64)
-    eager = _load("kr_rope_eager_formula", "kernels/rope/reference.py")  # rotate_half lives here too
+    def rotate_half(x):  # Transformers' Llama, verbatim
+        x1 = x[..., : x.shape[-1] // 2]
+        x2 = x[..., x.shape[-1] // 2 :]
+        return torch.cat((-x2, x1), dim=-1)
 
     def hf(q, k):  # Transformers' apply_rotary_pos_emb, unsqueeze_dim=1
         c, s = cos.unsqueeze(1), sin.unsqueeze(1)
-        return q * c + eager.rotate_half(q) * s, k * c + eager.rotate_half(k) * s
+        return q * c + rotate_half(q) * s, k * c + rotate_half(k) * s
 
     ref = rpref.reference({"q": q, "k": k, "cos": cos, "sin": sin}, {})
     eq, ek = hf(q, k)

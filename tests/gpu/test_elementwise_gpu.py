@@ -8,7 +8,6 @@ finite values: the same infinities and zeros as the eager code), RoPE at decode 
 per-sequence positions, and the lean launch path giving the same bits as the normal one.
 """
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -43,22 +42,18 @@ def _only_subprocess_runner_here(request):
         pytest.skip("run by test_gpu_suite_in_fresh_process")
 
 
-def _load(name, rel):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / rel)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def _load(family, module):
+    from site_builder.runner.families import import_module
+
+    return import_module(family, module)
 
 
 if not _IN_SUBPROCESS:
-    sw = _load("kr_swiglu_gpu", "kernels/swiglu/kr_triton.py")
-    swref = _load("kr_swiglu_ref_gpu", "kernels/swiglu/reference.py")
-    rp = _load("kr_rope_gpu", "kernels/rope/kr_triton.py")
-    rpref = _load("kr_rope_ref_gpu", "kernels/rope/reference.py")
-    rpin = _load("kr_rope_inputs_gpu", "kernels/rope/inputs.py")
+    sw = _load("swiglu", "kr_triton")
+    swref = _load("swiglu", "reference")
+    rp = _load("rope", "kr_triton")
+    rpref = _load("rope", "reference")
+    rpin = _load("rope", "inputs")
 
 DEV = "cuda"
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}

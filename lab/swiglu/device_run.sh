@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."  # the repository root
 LIMIT=${LIMIT:-312}
 left() { echo $(( LIMIT - SECONDS )); }
 FAMILIES=${*:-swiglu rope swiglu-fused}
-NEW="$OUT/.new-records"; : > "$NEW"
+NEW=$(mktemp /tmp/kr-new-records.XXXXXX)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 python3 -c "import torch, triton, liger_kernel, pydantic; print('torch', torch.__version__, 'triton', triton.__version__)"
 timeout 55 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_elementwise_gpu.py 2>&1 | tee "$OUT/gputests.log" | tail -n 25

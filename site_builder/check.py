@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .derive import Entry, build_entries
-from .errors import Problem
+from .errors import Problem, RecordErrors
 from .kernel_hash import registered, sha_of
 from .load import Catalog, _shown, load_catalog, record_files
 from .schemas import KIND_OF_FOLDER, schema_line
@@ -46,6 +46,11 @@ def check(records: Path, kernels: Path | None = None, only=()) -> CheckReport:
     (only those about files in or under the paths of `only`, when given)."""
     records = Path(records)
     catalog = load_catalog(records)
+    from .importers.sources import check_sources  # records/sources/*.yaml: source mappings
+
+    _, problems = check_sources(records, catalog)
+    if problems:
+        raise RecordErrors(problems)
     entries = build_entries(catalog)
     return CheckReport(catalog, record_warnings(catalog, entries, records, kernels, only))
 

@@ -29,6 +29,7 @@ from ..yamlio import MAX_BYTES, Document, YamlProblem, parse
 Name = Annotated[str, StringConstraints(min_length=1, max_length=120, pattern=r"^[^\s*]([^*]*[^\s*])?$")]
 Reason = Annotated[str, StringConstraints(min_length=1, max_length=500)]
 Value = str | int | float | bool
+Expression = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 
 
 def names_of(expression: str) -> list[str]:
@@ -43,7 +44,7 @@ class KernelMapping(Record):
     providers: dict[Name, Slug] = Field(min_length=1, description="the source's provider -> implementation id")
     skip_providers: dict[Name, Reason] = Field(default_factory=dict,
                                                description="providers not imported, each with the reason")
-    axes: dict[Slug, list[Annotated[str, StringConstraints(min_length=1, max_length=200)]]] = Field(
+    axes: dict[Slug, Expression | list[Expression]] = Field(
         min_length=1,
         description="family axis -> where its size comes from: the x name or config keys, `B * T` for a "
                     "product; several alternatives are tried in turn (the row must have exactly one)")

@@ -129,7 +129,8 @@ def import_liger_csv(csv_path: Path, records: Path, hardware_map: dict[str, str]
             if _same_results(target, results):
                 report.existing.append(Planned(target, text, len(results), kept=True))
                 continue
-            rel = _free_name(records, f"{base}-imported-{today.isoformat()}")
+            # `_` sorts after the `.` of `.yaml`: the new record is the later one of the same day
+            rel = _free_name(records, f"{base}_imported-{today.isoformat()}")
             text = _record_text(rel, key, today, results, meta[key], lines, mapping, report.commit)
             target = records / rel
         planned = Planned(target, text, len(results))

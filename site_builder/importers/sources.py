@@ -219,7 +219,7 @@ def load_mapping(records: Path, source_id: str, catalog: Catalog, extra: tuple[P
                 first = merged.where.get((section, name)) or (other and merged.where.get((other, name)))
                 if first:
                     problems.append(Problem(eshown, edoc.line_of((section, name)),
-                                            f"{section.rstrip('s').replace('_', ' ')} {name!r} is already mapped "
+                                            f"{'GPU' if section == 'gpus' else 'kernel'} {name!r} is already mapped "
                                             f"at {first}", "change it there; a mapping file only adds"))
                     continue
                 getattr(merged, section)[name] = value

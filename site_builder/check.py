@@ -99,7 +99,7 @@ def schema_line_warnings(records: Path, files) -> list[Problem]:
         if rel.split("/", 1)[0] not in KIND_OF_FOLDER:
             continue
         expected = schema_line(rel)
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:
             first = handle.readline().rstrip("\r\n")
         if first != expected:
             out.append(Problem(_shown(path, records), 1, "the first line does not name the record's JSON Schema",
@@ -113,7 +113,7 @@ def placeholder_warnings(records: Path, files=None) -> list[Problem]:
     out = []
     for path in record_files(records) if files is None else files:
         shown = _shown(path, records)
-        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for number, text in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
             if re.search(r"(^\s*|#\s*|:\s*)TODO\b", text):
                 hint = text.split("TODO", 1)[1].lstrip(" :")[:100]
                 out.append(Problem(shown, number, f"TODO left: {hint}" if hint else "TODO left",

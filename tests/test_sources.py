@@ -136,3 +136,41 @@ def test_a_byte_order_mark_is_stripped(records):
     src = records / "sources/liger-kernel.yaml"
     src.write_bytes(b"\xef\xbb\xbf" + src.read_bytes())
     assert check(records).warnings == []
+
+
+# --- a reported-only family: nothing to run ---------------------------------------------------
+
+
+def reported_only(records: Path) -> Path:
+    """A second family with no kernel package beside one that has one; returns kernels/."""
+    shutil.copy(records / "families/fused-add-rmsnorm.yaml", records / "families/other-norm.yaml")
+    edit(records / "families/other-norm.yaml", "id: fused-add-rmsnorm", "id: other-norm")
+    kernels = records.parent / "kernels"
+    (kernels / "fused_add_rmsnorm").mkdir(parents=True)
+    (kernels / "fused_add_rmsnorm" / "__init__.py").write_text("", encoding="utf-8")
+    return kernels
+
+
+def test_the_challenges_page_offers_run_only_for_families_with_kernels(records, tmp_path):
+    from bs4 import BeautifulSoup
+
+    from site_builder.build import build
+
+    reported_only(records)
+    build(records, tmp_path / "site")
+    page = BeautifulSoup((tmp_path / "site/challenges.html").read_text(encoding="utf-8"), "html.parser")
+    other = page.find(id="other-norm").get_text(" ", strip=True)
+    assert "kernel-records run" not in other
+    assert ("Reported only: this family has no kernels here yet (no kernels/other_norm/ package), so there is "
+            "nothing to run.") in other
+    seed = page.find(id="fused-add-rmsnorm").get_text(" ", strip=True)
+    assert "kernel-records run --family fused-add-rmsnorm" in seed and "Reported only" not in seed
+
+
+def test_run_on_a_family_without_kernels_prints_one_line(records):
+    kernels = reported_only(records)
+    result = CliRunner().invoke(main, ["run", "--family", "other-norm", "--records", str(records),
+                                       "--kernels", str(kernels)])
+    assert result.exit_code == 2
+    assert result.output == (f"error: family 'other-norm' has no kernels here (no {kernels}/other_norm/__init__.py): "
+                             "its records are reported only, so there is nothing to run\n")

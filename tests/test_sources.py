@@ -174,3 +174,19 @@ def test_run_on_a_family_without_kernels_prints_one_line(records):
     assert result.exit_code == 2
     assert result.output == (f"error: family 'other-norm' has no kernels here (no {kernels}/other_norm/__init__.py): "
                              "its records are reported only, so there is nothing to run\n")
+
+
+def test_an_axis_from_a_quotient_or_a_constant(tmp_path, records):
+    """`H / 2` divides exactly (a remainder refuses the row); a whole number is a constant."""
+    from site_builder.importers.liger_csv import import_liger_csv
+
+    edit(records / "sources/liger-kernel.yaml", "axes: {rows: M, hidden: H}", "axes: {rows: M / 1024 * 1024, hidden: H}")
+    header = (FIXTURES.parent / "benchmark_sample.csv").read_text(encoding="utf-8").splitlines()[0]
+    line = ('fused_add_rms_norm,huggingface,forward,speed,ms,H,hidden size,4096,0.149,0.147,0.152,'
+            '"{""M"": %s, ""dtype"": ""torch.float32"", ""eps"": 1e-06}",NVIDIA H100 80GB HBM3,2025-03-14 10:20:30,0.5.5')
+    path = tmp_path / "q.csv"
+    path.write_text("\n".join([header, line % 2048, line % 2050]) + "\n", encoding="utf-8")
+    report = import_liger_csv(path, records, commit="0" * 40, write=False)
+    assert [p.results for p in report.written] == [1]
+    assert report.skipped == [(3, "axis 'rows' = M / 1024 * 1024 is 2050 / 1024, not a whole number; fix the row "
+                                  "or kernels.fused_add_rms_norm.axes.rows in records/sources/liger-kernel.yaml")]

@@ -39,7 +39,7 @@ from ..newfiles import write_new
 from ..schema import DTYPE_SHORT, Run
 from ..schemas import schema_line
 from ..yamlio import parse
-from .sources import Mapping, load_mapping, names_of
+from .sources import Mapping, load_mapping, names_of, terms_of
 
 SOURCE_ID = "liger-kernel"
 MAX_BYTES = 50_000_000
@@ -266,10 +266,14 @@ def _map_row(row: dict, catalog: Catalog, hw_of: dict[str, str], mapping: Mappin
         for expression in alternatives:
             names = names_of(expression)
             if all(n in values for n in names):
-                product = 1
-                for n in names:
-                    product *= _whole(values[n], n, axis, family.id)
-                found.append((expression, product))
+                size = 1
+                for op, term in terms_of(expression):
+                    number = int(term) if term.isdigit() else _whole(values[term], term, axis, family.id)
+                    if op == "/" and size % number:
+                        raise Skip(f"axis {axis!r} = {expression} is {size} / {number}, not a whole number; fix the "
+                                   f"row or kernels.{kernel}.axes.{axis} in {MAPPING_FILE}")
+                    size = size // number if op == "/" else size * number
+                found.append((expression, size))
                 used.update(names)
         if not found:
             raise Skip(f"no size for axis {axis!r} of {family.id}: the row has none of "

@@ -14,7 +14,7 @@ kernel or GPU mapped twice is an error, never a silent replacement.
 
 from __future__ import annotations
 
-
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -32,9 +32,16 @@ Value = str | int | float | bool
 Expression = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 
 
+def terms_of(expression: str) -> list[tuple[str, str]]:
+    """`"H / num_q_heads"` -> `[("*", "H"), ("/", "num_q_heads")]`: names or whole numbers, each
+    multiplied or (exactly) divided in turn, left to right."""
+    parts = re.split(r"\s*([*/])\s*", expression.strip())
+    return [("*", parts[0])] + [(parts[i], parts[i + 1]) for i in range(1, len(parts) - 1, 2)]
+
+
 def names_of(expression: str) -> list[str]:
-    """`"B * T"` -> `["B", "T"]`: the source names whose values multiply into an axis."""
-    return [part.strip() for part in expression.split("*")]
+    """The source names an axis expression reads (`"B * T"` -> `["B", "T"]`; numbers are constants)."""
+    return [term for _, term in terms_of(expression) if not term.isdigit()]
 
 
 class KernelMapping(Record):
@@ -47,7 +54,8 @@ class KernelMapping(Record):
     axes: dict[Slug, Expression | list[Expression]] = Field(
         min_length=1,
         description="family axis -> where its size comes from: the x name or config keys, `B * T` for a "
-                    "product; several alternatives are tried in turn (the row must have exactly one)")
+                    "product, `H / heads` for an exact quotient, a whole number for a constant; several "
+                    "alternatives are tried in turn (the row must have exactly one)")
     dtype: DType | None = Field(default=None, description="the dtype of rows whose config does not say it")
     dtype_source: Reason | None = Field(default=None, description="where `dtype` is stated (required with it)")
     parameters: dict[Name, Slug] = Field(default_factory=dict,
@@ -71,8 +79,9 @@ class KernelMapping(Record):
             if not alternatives:
                 raise ValueError(f"axis {axis!r} has no source — write the x name or config keys, e.g. `B * T`")
             for expression in alternatives:
-                if any(not n for n in names_of(expression)):
-                    raise ValueError(f"axis {axis!r}: {expression!r} is not a product of names — write e.g. `B * T`")
+                if any(not term or not re.match(r"^[^\s*/]+$", term) for _, term in terms_of(expression)):
+                    raise ValueError(f"axis {axis!r}: {expression!r} is not names and whole numbers joined by * "
+                                     "or / — write e.g. `B * T` or `H / num_heads`")
         if (self.dtype is None) != (self.dtype_source is None):
             raise ValueError("`dtype` and `dtype_source` go together — say where the source states the dtype")
         both = set(self.providers) & set(self.skip_providers)

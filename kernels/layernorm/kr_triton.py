@@ -22,12 +22,12 @@ Kernels (the same scheme as kernels/rmsnorm/kr_triton.py):
 * `_fwd`: ROWS rows per program, each row whole in registers (one pass over memory).
 * `_fwd_chunked`: rows longer than _MAX_REG_ROW: one program per row, three loops over
   column chunks (sum, centred sum of squares, output), re-reading the row mostly from L2.
-* `_bwd`: a persistent grid of P programs; program p takes a contiguous range of rows, ROWS
-  at a time, writes dx and accumulates dy * xhat and dy in two float32 register tiles; at the
-  end it writes its column sums to rows p of a float32 buffer [2, P, hidden]; `_reduce2` sums
-  the P partial rows of each column in a fixed order (deterministic) and rounds once to the
-  weight dtype. x and dy are read once; with one program the kernel writes dweight and dbias
-  itself.
+* `_bwd`: a persistent grid of P programs (SMs x the programs that fit on one SM, as in
+  kernels/rmsnorm/kr_triton.py); program p takes a contiguous range of rows, ROWS at a time,
+  prefetches the next tile of x and dy, writes dx and accumulates dy * xhat and dy in two
+  float32 register tiles; at the end it writes its column sums to rows p of a float32 buffer
+  [2, P, hidden]; `_reduce2` sums the P partial rows of each column in a fixed order
+  (deterministic) and rounds once to the weight dtype. x and dy are read once.
 
 Launch configuration: rules over (hidden, element size) in `fwd_config` and `bwd_config`; a
 row's arithmetic never depends on the number of rows that come with it.
@@ -135,20 +135,35 @@ def _bwd(DY, X, W, MEAN, RSTD, DX, PART, n_rows, rows_per_prog, P, sdy, sx, sdx,
         w = tl.load(W + cols).to(tl.float32)
     acc_w = tl.zeros([ROWS, BLOCK], dtype=tl.float32)
     acc_b = tl.zeros([ROWS, BLOCK], dtype=tl.float32)
+    # the next row tile's x and dy are loaded before this one's arithmetic (software
+    # prefetch: twice the bytes in flight per program)
+    rows = start + tl.arange(0, ROWS)
+    if I64:
+        rows = rows.to(tl.int64)
+    rmask = rows < end
+    if MASK_COLS:
+        m = rmask[:, None] & cmask[None, :]
+    else:
+        m = rmask[:, None]
+    x_n = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0)
+    dy_n = tl.load(DY + rows[:, None] * sdy + cols[None, :], mask=m, other=0.0)
     for r0 in range(start, end, ROWS):
-        rows = r0 + tl.arange(0, ROWS)
+        x = x_n.to(tl.float32)
+        dy = dy_n.to(tl.float32)
+        rows_c = rows
+        rmask_c = rmask
+        m_c = m
+        rows = rows + ROWS
         rmask = rows < end
-        if I64:
-            rows = rows.to(tl.int64)
         if MASK_COLS:
             m = rmask[:, None] & cmask[None, :]
         else:
             m = rmask[:, None]
-        x = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0).to(tl.float32)
-        dy = tl.load(DY + rows[:, None] * sdy + cols[None, :], mask=m, other=0.0).to(tl.float32)
+        x_n = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0)
+        dy_n = tl.load(DY + rows[:, None] * sdy + cols[None, :], mask=m, other=0.0)
         if HAS_STATS:
-            mean = tl.load(MEAN + rows, mask=rmask, other=0.0)
-            rstd = tl.load(RSTD + rows, mask=rmask, other=0.0)
+            mean = tl.load(MEAN + rows_c, mask=rmask_c, other=0.0)
+            rstd = tl.load(RSTD + rows_c, mask=rmask_c, other=0.0)
             xc = x - mean[:, None]
         else:
             mean = tl.sum(x, axis=1) / N
@@ -156,16 +171,12 @@ def _bwd(DY, X, W, MEAN, RSTD, DX, PART, n_rows, rows_per_prog, P, sdy, sx, sdx,
             if MASK_COLS:
                 xc = tl.where(cmask[None, :], xc, 0.0)
             rstd = tl.math.rsqrt(tl.sum(xc * xc, axis=1) / N + eps)
-        xhat = xc * rstd[:, None]
-        if MASK_COLS:
-            xhat = tl.where(m, xhat, 0.0)
-        else:
-            xhat = tl.where(rmask[:, None], xhat, 0.0)
+        xhat = tl.where(m_c, xc * rstd[:, None], 0.0)
         g = dy * w[None, :]
         c1 = tl.sum(g * xhat, axis=1) / N
         c2 = tl.sum(g, axis=1) / N
         dx = (g - xhat * c1[:, None] - c2[:, None]) * rstd[:, None]
-        tl.store(DX + rows[:, None] * sdx + cols[None, :], dx.to(DX.dtype.element_ty), mask=m)
+        tl.store(DX + rows_c[:, None] * sdx + cols[None, :], dx.to(DX.dtype.element_ty), mask=m_c)
         acc_w += dy * xhat
         acc_b += dy
     pw = tl.sum(acc_w, axis=0)
@@ -242,10 +253,51 @@ def _sm_count(device: torch.device) -> int:
     return _SM_COUNT[idx]
 
 
-def bwd_programs(n_rows: int, cfg: dict, sms: int) -> int:
-    """Programs of the persistent backward grid: CTAS per SM, never more than row tiles."""
+def reduce_config(n: int, p: int) -> tuple[int, int, int]:
+    """The partial-sum reduction: each program sums all P partial rows of BLOCK_N columns, in
+    tiles of BLOCK_P x BLOCK_N <= 8192 elements (one tile when P <= 1024), BLOCK_N >= 8 (32-byte
+    row segments): many programs even for short rows, so the reduction is not latency-bound."""
+    bp = min(triton.next_power_of_2(p), 1024)
+    bn = max(8, min(256, 8192 // bp, triton.next_power_of_2(n)))
+    return bp, bn, 8 if bp * bn >= 4096 else 4
+
+
+def bwd_programs(n_rows: int, cfg: dict, sms: int, ctas: int | None = None) -> int:
+    """Programs of the persistent backward grid: `ctas` per SM (by default the rule's CTAS; on
+    a GPU the occupancy of the compiled kernel, see _resident_ctas), never more than row tiles."""
     tiles = triton.cdiv(n_rows, cfg["ROWS"])
-    return max(1, min(tiles, sms * cfg["CTAS"]))
+    return max(1, min(tiles, sms * (ctas or cfg["CTAS"])))
+
+
+_OCCUPANCY: dict = {}
+
+
+def _resident_ctas(kernel, key, make_args, kwargs, cfg, device) -> int:
+    """How many programs of the compiled backward kernel fit on one SM at once (registers,
+    threads, shared memory), at most 8: the persistent grid is that many per SM, so that it
+    runs in a single wave. Compiled once per configuration (warmup, no launch) before the first
+    call, so that the grid, and with it the order of dweight's sums, never changes between calls."""
+    if _INTERPRET or device.type != "cuda":
+        return cfg["CTAS"]
+    got = _OCCUPANCY.get(key)
+    if got is not None:
+        return got
+    try:
+        ck = kernel.warmup(*make_args(), grid=(1,), **kwargs)
+        ck._init_handles()
+        props = torch.cuda.get_device_properties(device)
+        regs_sm = getattr(props, "regs_per_multiprocessor", 65536)
+        threads_sm = getattr(props, "max_threads_per_multi_processor", 2048)
+        smem_sm = getattr(props, "shared_memory_per_multiprocessor", 233472)
+        threads = cfg["num_warps"] * 32
+        regs = max(1, (int(ck.n_regs) + 7) // 8 * 8) * threads
+        smem = int(getattr(ck.metadata, "shared", 0) or 0)
+        fit = min(regs_sm // regs, threads_sm // threads, smem_sm // (smem + 1024) if smem else 32)
+        got = max(1, min(8, fit))
+    except Exception:  # noqa: BLE001 - no occupancy information: the rule's CTAS
+        got = cfg["CTAS"]
+    _OCCUPANCY[key] = got
+    return got
 
 
 # --------------------------------------------------------------------------------------
@@ -429,20 +481,29 @@ def layernorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, 
         rstd = rstd.reshape(-1).to(torch.float32).contiguous()
     w = weight.contiguous()
     cfg = bwd_config(n, x.element_size())
-    p = programs or bwd_programs(n_rows, cfg, _sm_count(x.device))
-    rows_per_prog = triton.cdiv(triton.cdiv(n_rows, p), cfg["ROWS"]) * cfg["ROWS"]
-    p = triton.cdiv(n_rows, rows_per_prog)
-    part = torch.empty((2, p, n), dtype=torch.float32, device=x.device)
-    dw = torch.empty_like(w)
-    db = torch.empty_like(w)
     i64 = _i64(x2, dy2, dx2)
     has = mean is not None
+    ms, rs = (mean, rstd) if has else (w, w)
+    consts = dict(N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], HAS_STATS=has, I64=i64,
+                  num_warps=cfg["num_warps"], num_stages=1)
     with _device_ctx(x.device):
-        _bwd[(p,)](dy2, x2, w, mean if has else w, rstd if has else w, dx2, part, n_rows, rows_per_prog, p,
-                   dy2.stride(0), x2.stride(0), dx2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
-                   ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], HAS_STATS=has, I64=i64,
-                   num_warps=cfg["num_warps"], num_stages=1)
-        bn = 256 if n >= 256 else triton.next_power_of_2(n)
-        bp = 32 if p >= 32 else triton.next_power_of_2(p)
-        _reduce2[(triton.cdiv(n, bn), 2)](part, dw, db, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=4)
+        if programs is None:
+            key = (n, x.dtype, w.dtype, x.device, has, i64, x2.stride(0) % 16, dy2.stride(0) % 16)
+            def probe_args():
+                part0 = torch.empty(4, dtype=torch.float32, device=x.device)
+                return (dy2, x2, w, ms, rs, dx2, part0, n_rows, 1, 1, dy2.stride(0), x2.stride(0), dx2.stride(0),
+                        float(eps))
+
+            ctas = _resident_ctas(_bwd, key, probe_args, consts, cfg, x.device)
+            programs = bwd_programs(n_rows, cfg, _sm_count(x.device), ctas)
+        p = programs
+        rows_per_prog = triton.cdiv(triton.cdiv(n_rows, p), cfg["ROWS"]) * cfg["ROWS"]
+        p = triton.cdiv(n_rows, rows_per_prog)
+        part = torch.empty((2, p, n), dtype=torch.float32, device=x.device)
+        dw = torch.empty_like(w)
+        db = torch.empty_like(w)
+        _bwd[(p,)](dy2, x2, w, ms, rs, dx2, part, n_rows, rows_per_prog, p, dy2.stride(0), x2.stride(0),
+                   dx2.stride(0), float(eps), **consts)
+        bp, bn, rw = reduce_config(n, p)
+        _reduce2[(triton.cdiv(n, bn), 2)](part, dw, db, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw)
     return dx, dw, db

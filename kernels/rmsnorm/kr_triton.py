@@ -60,32 +60,61 @@ _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr, ROWS: tl.constexpr,
-         MASK_COLS: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr):
+         MASK_COLS: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    if PDL:
+        # programmatic dependent launch: wait for the previous kernel's writes, then let the
+        # next kernel's programs be scheduled while this grid drains
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     pid = tl.program_id(0)
-    rows = pid * ROWS + tl.arange(0, ROWS)
-    rmask = rows < n_rows
-    if I64:
-        rows = rows.to(tl.int64)
     cols = tl.arange(0, BLOCK)
-    if MASK_COLS:
-        cmask = cols < N
-        m = rmask[:, None] & cmask[None, :]
-        w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
+    if ROWS == 1:
+        # one row per program in 1-D blocks (no row axis): the plainest code for wide rows
+        row = pid
+        if I64:
+            row = row.to(tl.int64)
+        if MASK_COLS:
+            cmask = cols < N
+            w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
+            x = tl.load(X + row * sx + cols, mask=cmask, other=0.0).to(tl.float32)
+        else:
+            w = tl.load(W + cols).to(tl.float32)
+            x = tl.load(X + row * sx + cols).to(tl.float32)
+        rstd = tl.math.rsqrt(tl.sum(x * x, axis=0) / N + eps)
+        y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
+        if MASK_COLS:
+            tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cmask)
+        else:
+            tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty))
+        if STORE_RSTD:
+            tl.store(RSTD + row, rstd)
     else:
-        m = rmask[:, None]
-        w = tl.load(W + cols).to(tl.float32)
-    x = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0).to(tl.float32)
-    rstd = tl.math.rsqrt(tl.sum(x * x, axis=1) / N + eps)
-    normed = (x * rstd[:, None]).to(X.dtype.element_ty).to(tl.float32)
-    y = w[None, :] * normed
-    tl.store(Y + rows[:, None] * sy + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
-    if STORE_RSTD:
-        tl.store(RSTD + rows, rstd, mask=rmask)
+        rows = pid * ROWS + tl.arange(0, ROWS)
+        rmask = rows < n_rows
+        if I64:
+            rows = rows.to(tl.int64)
+        if MASK_COLS:
+            cmask = cols < N
+            m = rmask[:, None] & cmask[None, :]
+            w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
+        else:
+            m = rmask[:, None]
+            w = tl.load(W + cols).to(tl.float32)
+        x = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0).to(tl.float32)
+        rstd = tl.math.rsqrt(tl.sum(x * x, axis=1) / N + eps)
+        normed = (x * rstd[:, None]).to(X.dtype.element_ty).to(tl.float32)
+        y = w[None, :] * normed
+        tl.store(Y + rows[:, None] * sy + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
+        if STORE_RSTD:
+            tl.store(RSTD + rows, rstd, mask=rmask)
 
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd_chunked(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
-                 STORE_RSTD: tl.constexpr, I64: tl.constexpr):
+                 STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     row = tl.program_id(0)
     if I64:
         row = row.to(tl.int64)
@@ -111,7 +140,10 @@ def _fwd_chunked(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.
 @triton.jit(do_not_specialize=["n_rows", "rows_per_prog", "eps"])
 def _bwd(DY, X, W, RSTD, DX, DWP, n_rows, rows_per_prog, sdy, sx, sdx, eps, N: tl.constexpr,
          BLOCK: tl.constexpr, ROWS: tl.constexpr, MASK_COLS: tl.constexpr, HAS_RSTD: tl.constexpr,
-         I64: tl.constexpr):
+         I64: tl.constexpr, PDL: tl.constexpr):
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
     pid = tl.program_id(0)
     start = pid * rows_per_prog
     end = tl.minimum(start + rows_per_prog, n_rows)
@@ -166,8 +198,11 @@ def _bwd(DY, X, W, RSTD, DX, DWP, n_rows, rows_per_prog, sdy, sx, sdx, eps, N: t
 
 
 @triton.jit(do_not_specialize=["P"])
-def _reduce(PART, OUT, P, N: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_P: tl.constexpr):
+def _reduce(PART, OUT, P, N: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_P: tl.constexpr, PDL: tl.constexpr):
     """OUT[c] = sum over p of PART[p, c] (float32, fixed order), rounded to OUT's dtype."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()  # the partial sums of the kernel before
+        tl.extra.cuda.gdc_launch_dependents()
     cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
     cmask = cols < N
     acc = tl.zeros([BLOCK_P, BLOCK_N], dtype=tl.float32)
@@ -190,14 +225,17 @@ def _pow2_floor(v: int) -> int:
 def fwd_config(n: int, elsize: int) -> dict:
     """Forward: a tile of about 4096 elements per program for short rows (several rows per
     program, so that hidden 128 QK-norm rows fill a program), one row per program from hidden
-    4096 up; about 1 kB of the tile per warp (two 16-byte vectors per thread), at most 32
-    warps; rows beyond _MAX_REG_ROW go to the chunked kernel."""
+    4096 up; about 1 kB of the tile per warp (two 16-byte vectors per thread), at most 16
+    warps for 2-byte types and 32 for float32; rows beyond _MAX_REG_ROW go to the chunked
+    kernel."""
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 4096 // block))
     tile_bytes = rows * block * elsize
-    warps = max(1, min(32, _pow2_floor(tile_bytes // 1024)))
+    # 16 warps at most for 2-byte types (wider CTAs only cut the programs resident per SM),
+    # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
+    warps = max(1, min(32 if elsize == 4 else 16, _pow2_floor(tile_bytes // 1024)))
     return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps}
 
 
@@ -311,6 +349,25 @@ def _i64(*ts) -> bool:
     return any((t.shape[0] - 1) * abs(t.stride(0)) + t.shape[1] > _INT32_MAX for t in ts if t.shape[0])
 
 
+_PDL_ENV = os.environ.get("KR_TRITON_PDL", "1") not in ("", "0")
+_PDL: dict = {}
+
+
+def _pdl(device: torch.device) -> bool:
+    """Programmatic dependent launch: Hopper (sm_90) and newer, compiled mode only
+    (KR_TRITON_PDL=0 turns it off)."""
+    if _INTERPRET or not _PDL_ENV or device.type != "cuda":
+        return False
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _PDL:
+        _PDL[idx] = torch.cuda.get_device_capability(idx)[0] >= 9
+    return _PDL[idx]
+
+
+def _pdl_kw(pdl: bool) -> dict:
+    return {"PDL": True, "launch_pdl": True} if pdl else {"PDL": False}
+
+
 def _device_ctx(device):
     return torch.cuda.device(device) if device.type == "cuda" else _Null()
 
@@ -368,23 +425,24 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
     n_rows = x2.shape[0]
     i64 = _i64(x2, y2)
     cfg = fwd_config(n, x.element_size())
+    pdl = _pdl(x.device)
     rs = rstd.view(-1) if return_rstd else y2
     with _device_ctx(x.device):
         if cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_RSTD=return_rstd, I64=i64,
-                                    num_warps=cfg["num_warps"])
+                                    num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         else:
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
                 ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], STORE_RSTD=return_rstd, I64=i64,
-                num_warps=cfg["num_warps"], num_stages=1)
+                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
             if not return_rstd and not i64:
-                _remember_fast(ck, cfg, x2, w, y2, n_rows, float(eps), ydt)
+                _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, float(eps), ydt)
     return (y, rstd) if return_rstd else y
 
 
-def _remember_fast(ck, cfg, x2, w, y2, n_rows, eps, ydt):
+def _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, eps, ydt):
     global _raw_stream
     if not _FAST_ENABLED or _INTERPRET or ck is None or x2.device.type != "cuda":
         return
@@ -396,7 +454,7 @@ def _remember_fast(ck, cfg, x2, w, y2, n_rows, eps, ydt):
         if torch.cuda.is_current_stream_capturing():
             return
         _raw_stream = torch._C._cuda_getCurrentRawStream
-        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False)
+        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl)
         y_b = torch.empty_like(y2)
         ck.run(triton.cdiv(n_rows, cfg["ROWS"]), 1, 1, _raw_stream(x2.get_device()), ck.function,
                ck.packed_metadata, None, None, None, x2.data_ptr(), w.data_ptr(), y_b.data_ptr(), y_b.data_ptr(),
@@ -436,7 +494,7 @@ def rmsnorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rs
     i64 = _i64(x2, dy2, dx2)
     rs = rstd if rstd is not None else w
     consts = dict(N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], HAS_RSTD=rstd is not None,
-                  I64=i64, num_warps=cfg["num_warps"], num_stages=1)
+                  I64=i64, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(_pdl(x.device)))
     with _device_ctx(x.device):
         if programs is None:
             key = (n, x.dtype, w.dtype, x.device, rstd is not None, i64, x2.stride(0) % 16, dy2.stride(0) % 16)
@@ -456,5 +514,6 @@ def rmsnorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rs
                    float(eps), **consts)
         if not direct:
             bp, bn, rw = reduce_config(n, p)
-            _reduce[(triton.cdiv(n, bn),)](part, dw, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw)
+            _reduce[(triton.cdiv(n, bn),)](part, dw, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw,
+                **_pdl_kw(_pdl(x.device)))
     return dx, dw

@@ -223,8 +223,8 @@ def test_kr_layernorm_forward_float32(rows, hidden):
 
 
 @pytest.mark.parametrize("rows,hidden", KSHAPES)
-@pytest.mark.parametrize("programs", [None, 1, 3])
-def test_kr_rmsnorm_backward_float32(rows, hidden, programs):
+@pytest.mark.parametrize("programs,prefetch", [(None, None), (1, True), (3, False), (3, True)])
+def test_kr_rmsnorm_backward_float32(rows, hidden, programs, prefetch):
     g = torch.Generator().manual_seed(rows * 7 + hidden)
     x = torch.randn(rows, hidden, generator=g)
     dy = torch.randn(rows, hidden, generator=g)
@@ -234,15 +234,15 @@ def test_kr_rmsnorm_backward_float32(rows, hidden, programs):
     _, rstd = _rms64(x, w)
     copies = [t.clone() for t in (dy, x, w)]
     for given in (rstd.float(), None):
-        dx, dw = rms.rmsnorm_backward(dy, x, w, given, 1e-6, programs=programs)
+        dx, dw = rms.rmsnorm_backward(dy, x, w, given, 1e-6, programs=programs, prefetch=prefetch)
         _close(dx, ref["dx"], 1e-5)
         _close(dw, ref["dweight"], 1e-5 * max(1, rows) ** 0.5)
     assert all(torch.equal(a, b) for a, b in zip(copies, (dy, x, w)))
 
 
 @pytest.mark.parametrize("rows,hidden", KSHAPES)
-@pytest.mark.parametrize("programs", [None, 1, 3])
-def test_kr_layernorm_backward_float32(rows, hidden, programs):
+@pytest.mark.parametrize("programs,prefetch", [(None, None), (1, True), (3, False), (3, True)])
+def test_kr_layernorm_backward_float32(rows, hidden, programs, prefetch):
     g = torch.Generator().manual_seed(rows * 7 + hidden)
     x = torch.randn(rows, hidden, generator=g) + 0.5
     dy = torch.randn(rows, hidden, generator=g)
@@ -251,7 +251,7 @@ def test_kr_layernorm_backward_float32(rows, hidden, programs):
     ref = ln_ref.reference(case, {"dy": dy, "x": x, "weight": w})
     _, mean, rstd = _ln64(x, w, torch.zeros_like(w))
     for stats in ((mean.float(), rstd.float()), (None, None)):
-        dx, dw, db = ln.layernorm_backward(dy, x, w, *stats, 1e-5, programs=programs)
+        dx, dw, db = ln.layernorm_backward(dy, x, w, *stats, 1e-5, programs=programs, prefetch=prefetch)
         _close(dx, ref["dx"], 1e-5)
         _close(dw, ref["dweight"], 1e-5 * max(1, rows) ** 0.5)
         _close(db, ref["dbias"], 1e-5 * max(1, rows) ** 0.5)

@@ -159,7 +159,7 @@ def _fwd_chunked(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, B
 @triton.jit(do_not_specialize=["n_rows", "rows_per_prog", "P", "eps"])
 def _bwd(DY, X, W, MEAN, RSTD, DX, PART, n_rows, rows_per_prog, P, sdy, sx, sdx, eps, N: tl.constexpr,
          BLOCK: tl.constexpr, ROWS: tl.constexpr, MASK_COLS: tl.constexpr, HAS_STATS: tl.constexpr,
-         I64: tl.constexpr, PDL: tl.constexpr):
+         I64: tl.constexpr, PDL: tl.constexpr, PREFETCH: tl.constexpr):
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
@@ -169,31 +169,16 @@ def _bwd(DY, X, W, MEAN, RSTD, DX, PART, n_rows, rows_per_prog, P, sdy, sx, sdx,
     cols = tl.arange(0, BLOCK)
     if MASK_COLS:
         cmask = cols < N
-        w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
     else:
         cmask = cols < BLOCK
-        w = tl.load(W + cols).to(tl.float32)
     acc_w = tl.zeros([ROWS, BLOCK], dtype=tl.float32)
     acc_b = tl.zeros([ROWS, BLOCK], dtype=tl.float32)
-    # the next row tile's x and dy are loaded before this one's arithmetic (software
-    # prefetch: twice the bytes in flight per program)
-    rows = start + tl.arange(0, ROWS)
-    if I64:
-        rows = rows.to(tl.int64)
-    rmask = rows < end
-    if MASK_COLS:
-        m = rmask[:, None] & cmask[None, :]
-    else:
-        m = rmask[:, None]
-    x_n = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0)
-    dy_n = tl.load(DY + rows[:, None] * sdy + cols[None, :], mask=m, other=0.0)
-    for r0 in range(start, end, ROWS):
-        x = x_n.to(tl.float32)
-        dy = dy_n.to(tl.float32)
-        rows_c = rows
-        rmask_c = rmask
-        m_c = m
-        rows = rows + ROWS
+    # PREFETCH: the next row tile's x and dy are loaded before this one's arithmetic (twice the
+    # bytes in flight per program, more registers); the host picks it or not (_bwd_launch)
+    if PREFETCH:
+        rows = start + tl.arange(0, ROWS)
+        if I64:
+            rows = rows.to(tl.int64)
         rmask = rows < end
         if MASK_COLS:
             m = rmask[:, None] & cmask[None, :]
@@ -201,6 +186,37 @@ def _bwd(DY, X, W, MEAN, RSTD, DX, PART, n_rows, rows_per_prog, P, sdy, sx, sdx,
             m = rmask[:, None]
         x_n = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0)
         dy_n = tl.load(DY + rows[:, None] * sdy + cols[None, :], mask=m, other=0.0)
+    for r0 in range(start, end, ROWS):
+        if PREFETCH:
+            x = x_n.to(tl.float32)
+            dy = dy_n.to(tl.float32)
+            rows_c = rows
+            rmask_c = rmask
+            m_c = m
+            rows = rows + ROWS
+            rmask = rows < end
+            if MASK_COLS:
+                m = rmask[:, None] & cmask[None, :]
+            else:
+                m = rmask[:, None]
+            x_n = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0)
+            dy_n = tl.load(DY + rows[:, None] * sdy + cols[None, :], mask=m, other=0.0)
+        else:
+            rows_c = r0 + tl.arange(0, ROWS)
+            if I64:
+                rows_c = rows_c.to(tl.int64)
+            rmask_c = rows_c < end
+            if MASK_COLS:
+                m_c = rmask_c[:, None] & cmask[None, :]
+            else:
+                m_c = rmask_c[:, None]
+            x = tl.load(X + rows_c[:, None] * sx + cols[None, :], mask=m_c, other=0.0).to(tl.float32)
+            dy = tl.load(DY + rows_c[:, None] * sdy + cols[None, :], mask=m_c, other=0.0).to(tl.float32)
+        # the weight again each tile (from L1/L2): fewer registers held across the loop
+        if MASK_COLS:
+            w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        else:
+            w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
         if HAS_STATS:
             mean = tl.load(MEAN + rows_c, mask=rmask_c, other=0.0)
             rstd = tl.load(RSTD + rows_c, mask=rmask_c, other=0.0)
@@ -311,40 +327,80 @@ def reduce_config(n: int, p: int) -> tuple[int, int, int]:
 
 def bwd_programs(n_rows: int, cfg: dict, sms: int, ctas: int | None = None) -> int:
     """Programs of the persistent backward grid: `ctas` per SM (by default the rule's CTAS; on
-    a GPU the occupancy of the compiled kernel, see _resident_ctas), never more than row tiles."""
+    a GPU the occupancy of the compiled kernel, see _bwd_launch), never more than row tiles."""
     tiles = triton.cdiv(n_rows, cfg["ROWS"])
     return max(1, min(tiles, sms * (ctas or cfg["CTAS"])))
 
 
-_OCCUPANCY: dict = {}
+_LAUNCH: dict = {}  # backward: key -> (num_warps, programs per SM)
 
 
-def _resident_ctas(kernel, key, make_args, kwargs, cfg, device) -> int:
-    """How many programs of the compiled backward kernel fit on one SM at once (registers,
-    threads, shared memory), at most 8: the persistent grid is that many per SM, so that it
-    runs in a single wave. Compiled once per configuration (warmup, no launch) before the first
-    call, so that the grid, and with it the order of dweight's sums, never changes between calls."""
+#: bytes of x and dy in flight per SM beyond which the backward's launch choice stops counting
+#: them (4.2 TB/s over 132 SMs at 1-1.5 us of loaded DRAM latency needs 32-48 kB per SM;
+#: Little's law), and the resident warps per SM beyond which it stops counting those
+_INFLIGHT_CAP = 48 * 1024
+_WARPS_CAP = 32
+
+
+def _bwd_launch(kernel, key, make_args, consts: dict, cfg: dict, elsize: int, device) -> tuple[int, bool, int]:
+    """(num_warps, PREFETCH, programs per SM) of the backward kernel, from the compiled kernel.
+
+    A model of the memory system, not a table: the kernel streams x and dy, so its bandwidth is
+    the bytes it keeps in flight per SM over the DRAM latency. Each candidate (4, 8, 16 or 32
+    warps with 2 to 32 elements of the tile per thread; with or without the software prefetch)
+    is compiled (warmup, no launch); its registers, threads and shared memory give the programs
+    resident per SM (at most 8), and in flight = resident programs x tile bytes of x and dy x
+    (2 with the prefetch). The choice: the fewest register spills, then the most bytes in flight
+    up to _INFLIGHT_CAP, then the most resident warps up to _WARPS_CAP, then no prefetch, then
+    fewer warps per program. The persistent
+    grid is that many programs per SM (one wave). Chosen once per configuration, before the first
+    call, so the grid and with it the order of dweight's sums never change between calls. In the
+    interpreter, or on any failure: the rule's num_warps and CTAS, without the prefetch."""
     if _INTERPRET or device.type != "cuda":
-        return cfg["CTAS"]
-    got = _OCCUPANCY.get(key)
+        return cfg["num_warps"], False, cfg["CTAS"]
+    got = _LAUNCH.get(key)
     if got is not None:
         return got
+    best = None
     try:
-        ck = kernel.warmup(*make_args(), grid=(1,), **kwargs)
-        ck._init_handles()
         props = torch.cuda.get_device_properties(device)
-        regs_sm = getattr(props, "regs_per_multiprocessor", 65536)
-        threads_sm = getattr(props, "max_threads_per_multi_processor", 2048)
-        smem_sm = getattr(props, "shared_memory_per_multiprocessor", 233472)
-        threads = cfg["num_warps"] * 32
-        regs = max(1, (int(ck.n_regs) + 7) // 8 * 8) * threads
-        smem = int(getattr(ck.metadata, "shared", 0) or 0)
-        fit = min(regs_sm // regs, threads_sm // threads, smem_sm // (smem + 1024) if smem else 32)
-        got = max(1, min(8, fit))
-    except Exception:  # noqa: BLE001 - no occupancy information: the rule's CTAS
-        got = cfg["CTAS"]
-    _OCCUPANCY[key] = got
+        regs_sm = int(getattr(props, "regs_per_multiprocessor", 65536))
+        threads_sm = int(getattr(props, "max_threads_per_multi_processor", 2048))
+        smem_sm = int(getattr(props, "shared_memory_per_multiprocessor", 233472))
+        elems = cfg["ROWS"] * cfg["BLOCK"]
+        tile_bytes = elems * elsize * 2  # x and dy
+        for warps in (4, 8, 16, 32):
+            per_thread = elems // (warps * 32)
+            if per_thread < 2 or per_thread > 32:
+                continue
+            for prefetch in (False, True):
+                try:
+                    ck = kernel.warmup(*make_args(), grid=(1,), **{**consts, "num_warps": warps, "PREFETCH": prefetch})
+                    ck._init_handles()
+                    threads = warps * 32
+                    regs = max(8, (int(ck.n_regs) + 7) // 8 * 8) * threads
+                    smem = int(getattr(ck.metadata, "shared", 0) or 0)
+                    fit = min(regs_sm // regs, threads_sm // threads, smem_sm // (smem + 1024) if smem else 32, 8)
+                    if fit < 1:
+                        continue
+                    inflight = fit * tile_bytes * (2 if prefetch else 1)
+                    spills = int(getattr(ck, "n_spills", 0) or 0)
+                    score = (-spills, min(inflight, _INFLIGHT_CAP), min(fit * warps, _WARPS_CAP), not prefetch,
+                             -warps)
+                    if best is None or score > best[0]:
+                        best = (score, (warps, prefetch, fit))
+                except Exception:  # noqa: BLE001 - this candidate does not compile or load
+                    continue
+    except Exception:  # noqa: BLE001 - no device properties: the rule
+        best = None
+    got = best[1] if best else (cfg["num_warps"], False, cfg["CTAS"])
+    _LAUNCH[key] = got
     return got
+
+
+def launch_choices() -> dict:
+    """For benchmarks and notes: the backward launch chosen per configuration key."""
+    return {str(k): {"num_warps": v[0], "prefetch": v[1], "programs_per_sm": v[2]} for k, v in _LAUNCH.items()}
 
 
 # --------------------------------------------------------------------------------------
@@ -523,10 +579,11 @@ def fast_path_status() -> dict:
 
 
 def layernorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, mean: torch.Tensor | None = None,
-                       rstd: torch.Tensor | None = None, eps: float = 1e-5, programs: int | None = None):
+                       rstd: torch.Tensor | None = None, eps: float = 1e-5, programs: int | None = None,
+                       prefetch: bool | None = None):
     """(dx, dweight, dbias) of y = layer_norm(x) * weight + bias: dx like x, dweight and dbias
     like weight. `mean` and `rstd` are the forward's float32 statistics (shape x.shape[:-1]);
-    None for both recomputes them. `programs` fixes the size of the persistent grid (tests)."""
+    None for both recomputes them. `programs` fixes the size of the persistent grid and `prefetch` the loop variant (tests)."""
     _check(x, weight, None, "layernorm_backward")
     if not isinstance(dy, torch.Tensor) or dy.shape != x.shape or dy.dtype != x.dtype or dy.device != x.device:
         raise ValueError(f"layernorm_backward: dy must match x in shape, dtype and device; got {tuple(dy.shape)} "
@@ -554,14 +611,17 @@ def layernorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, 
     consts = dict(N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], HAS_STATS=has, I64=i64,
                   num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(_pdl(x.device)))
     with _device_ctx(x.device):
-        if programs is None:
-            key = (n, x.dtype, w.dtype, x.device, has, i64, x2.stride(0) % 16, dy2.stride(0) % 16)
-            def probe_args():
-                part0 = torch.empty(4, dtype=torch.float32, device=x.device)
-                return (dy2, x2, w, ms, rs, dx2, part0, n_rows, 1, 1, dy2.stride(0), x2.stride(0), dx2.stride(0),
-                        float(eps))
+        key = (n, x.dtype, w.dtype, x.device, has, i64, x2.stride(0) % 16, dy2.stride(0) % 16)
 
-            ctas = _resident_ctas(_bwd, key, probe_args, consts, cfg, x.device)
+        def probe_args():
+            part0 = torch.empty(4, dtype=torch.float32, device=x.device)
+            return (dy2, x2, w, ms, rs, dx2, part0, n_rows, 1, 1, dy2.stride(0), x2.stride(0), dx2.stride(0),
+                    float(eps))
+
+        warps, pre, ctas = _bwd_launch(_bwd, key, probe_args, consts, cfg, x.element_size(), x.device)
+        consts["num_warps"] = warps
+        consts["PREFETCH"] = pre if prefetch is None else bool(prefetch)
+        if programs is None:
             programs = bwd_programs(n_rows, cfg, _sm_count(x.device), ctas)
         p = programs
         rows_per_prog = triton.cdiv(triton.cdiv(n_rows, p), cfg["ROWS"]) * cfg["ROWS"]

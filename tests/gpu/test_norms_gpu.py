@@ -56,13 +56,23 @@ SIZES = [(1, 4096), (0, 128), (7, 97), (131, 128), (33, 1021), (257, 4099), (64,
 
 
 def _case(family, kind, rows, hidden, dtype):
-    from site_builder.runner.family import Case
-    from site_builder.schema import Family, Workload
+    """The family record's tensors of `kind` at these sizes (rows 0 too, which a workload
+    record may not declare)."""
     import yaml
 
+    from site_builder.runner.family import Case, Tensor
+    from site_builder.schema import Family
+
     rec = Family.model_validate(yaml.safe_load((ROOT / "records" / "families" / f"{family}.yaml").read_text()))
-    w = Workload(id=f"t-{kind}-{rows}-{hidden}-{dtype}", dtype=dtype, kind=kind, rows=rows, hidden=hidden)
-    return Case.from_record(rec, w)
+    ins, outs = rec.semantics.tensors(kind)
+    sizes = {"rows": rows, "hidden": hidden}
+
+    def resolve(group):
+        return {n: Tensor(dtype if t.dtype == "float" else t.dtype, tuple(sizes[a] for a in t.shape))
+                for n, t in group.items()}
+
+    return Case(id=f"t-{kind}-{rows}-{hidden}-{dtype}", dtype=dtype, kind=kind, sizes=sizes,
+                params=dict(rec.semantics.parameters), inputs=resolve(ins), outputs=resolve(outs))
 
 
 def _check(family, case, out: dict, ref: dict):

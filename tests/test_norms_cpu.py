@@ -52,8 +52,8 @@ if not _IN_SUBPROCESS:
     ln_pkg = _mod("layernorm", None)
     rms_ref = _mod("rmsnorm", "reference")
     ln_ref = _mod("layernorm", "reference")
-    rms_eager = _mod("rmsnorm", "impl_eager")
-    ln_eager = _mod("layernorm", "impl_eager")
+    rms_eager = _mod("rmsnorm", "eager")
+    ln_eager = _mod("layernorm", "eager")
 
 
 def _case(pkg, kind, rows, hidden, dtype="float32"):

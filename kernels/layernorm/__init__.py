@@ -35,12 +35,13 @@ class LayerNorm(KernelFamily):
 family = LayerNorm()
 register = family.registry.register
 
-# Each module registers one implementation; runs and tables follow this order (torch.compile
-# last: compiling every shape takes longest, and a run cut short by its budget loses least).
-from . import impl_eager  # noqa: E402,F401  (the designated baseline)
+# Each module registers one implementation; runs and tables follow this order. A run cut
+# short by its budget loses the last ones: the peers and ours first, torch.compile (compiling
+# every shape takes longest) and then the eager baseline (slow kernels, cheap to set up) last.
 from . import impl_torch_layer_norm  # noqa: E402,F401
 from . import impl_liger  # noqa: E402,F401
 from . import impl_kr_triton  # noqa: E402,F401
 from . import impl_torch_compile  # noqa: E402,F401
+from . import impl_eager  # noqa: E402,F401  (the designated baseline)
 
 __all__ = ["family", "register"]

@@ -3,34 +3,12 @@ rounding at the end, as torch's own layer norm), and its backward in the same op
 
 from __future__ import annotations
 
-import torch
-
 from . import register
+from .eager import eager_layernorm_backward, eager_layernorm
 
 
-def eager_layernorm(x, weight, bias, eps: float, acc=torch.float32):
-    xf = x.to(acc)
-    mean = xf.mean(-1, keepdim=True)
-    xc = xf - mean
-    var = xc.pow(2).mean(-1, keepdim=True)
-    y = xc * torch.rsqrt(var + eps) * weight.to(acc) + bias.to(acc)
-    return y.to(torch.promote_types(x.dtype, weight.dtype))
-
-
-def eager_layernorm_backward(dy, x, weight, mean, rstd, acc=torch.float32):
-    """The backward of `eager_layernorm` given the saved float32 mean and rstd, in float32
-    (`acc`, which the float64 tests replace)."""
-    r = rstd.unsqueeze(-1)
-    xhat = (x.to(acc) - mean.unsqueeze(-1)) * r
-    dyf = dy.to(acc)
-    g = dyf * weight.to(acc)
-    dx = r * (g - xhat * (g * xhat).mean(-1, keepdim=True) - g.mean(-1, keepdim=True))
-    dweight = (dyf * xhat).sum(0)
-    dbias = dyf.sum(0)
-    return dx.to(x.dtype), dweight.to(weight.dtype), dbias.to(weight.dtype)
-
-
-@register("layernorm-eager", baseline=True, kinds=("forward", "backward"))
+@register("layernorm-eager", baseline=True, kinds=("forward", "backward"),
+          extra_sources=["eager.py"])
 def layernorm_eager(inputs, case):
     eps = float(case.params["eps"])
     if case.kind == "forward":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from . import register
-from .impl_eager import eager_layernorm, eager_layernorm_backward
+from .eager import eager_layernorm, eager_layernorm_backward
 
 _cache: dict[tuple, dict] = {}
 
@@ -56,7 +56,7 @@ def _with_note(call, state):
     return call
 
 
-@register("layernorm-torch-compile", extra_sources=["impl_eager.py"], kinds=("forward", "backward"))
+@register("layernorm-torch-compile", extra_sources=["eager.py"], kinds=("forward", "backward"))
 def layernorm_torch_compile(inputs, case):
     eps = float(case.params["eps"])
     x, w = inputs["x"], inputs["weight"]

@@ -3,34 +3,12 @@ its backward written out in the same ops)."""
 
 from __future__ import annotations
 
-import torch
-
 from . import register
+from .eager import eager_rmsnorm, eager_rmsnorm_backward
 
 
-def eager_rmsnorm(x, weight, eps: float, acc=torch.float32):
-    """Transformers' `LlamaRMSNorm.forward`, line for line (`acc`: its float32, which the
-    float64 tests replace)."""
-    input_dtype = x.dtype
-    hidden_states = x.to(acc)
-    variance = hidden_states.pow(2).mean(-1, keepdim=True)
-    hidden_states = hidden_states * torch.rsqrt(variance + eps)
-    return weight * hidden_states.to(input_dtype)
-
-
-def eager_rmsnorm_backward(dy, x, weight, rstd, acc=torch.float32):
-    """The backward of `eager_rmsnorm` in the ops autograd runs for it, given the saved rstd:
-    dweight = sum(dy * normed) with normed rounded to the input dtype (the product rounded
-    elementwise, the sum accumulated in float32), dx in float32 from dy * weight."""
-    r = rstd.unsqueeze(-1)
-    xhat = x.to(acc) * r
-    dweight = (dy * xhat.to(x.dtype)).sum(0)
-    g = (dy * weight).to(acc)
-    dx = r * (g - xhat * (g * xhat).mean(-1, keepdim=True))
-    return dx.to(x.dtype), dweight.to(weight.dtype)
-
-
-@register("rmsnorm-eager", baseline=True, kinds=("forward", "backward"))
+@register("rmsnorm-eager", baseline=True, kinds=("forward", "backward"),
+          extra_sources=["eager.py"])
 def rmsnorm_eager(inputs, case):
     eps = float(case.params["eps"])
     if case.kind == "forward":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from . import register
-from .impl_eager import eager_rmsnorm, eager_rmsnorm_backward
+from .eager import eager_rmsnorm, eager_rmsnorm_backward
 
 _cache: dict[tuple, dict] = {}
 
@@ -56,7 +56,7 @@ def _with_note(call, state):
     return call
 
 
-@register("rmsnorm-torch-compile", extra_sources=["impl_eager.py"], kinds=("forward", "backward"))
+@register("rmsnorm-torch-compile", extra_sources=["eager.py"], kinds=("forward", "backward"))
 def rmsnorm_torch_compile(inputs, case):
     eps = float(case.params["eps"])
     x, w = inputs["x"], inputs["weight"]

@@ -309,8 +309,9 @@ def _bwd_launch(kernel, key, make_args, consts: dict, cfg: dict, elsize: int, de
     """(num_warps, PREFETCH, programs per SM) of the backward kernel, from the compiled kernel.
 
     A model of the memory system, not a table: the kernel streams x and dy, so its bandwidth is
-    the bytes it keeps in flight per SM over the DRAM latency. Each candidate (4, 8, 16 or 32
-    warps with 2 to 32 elements of the tile per thread; with or without the software prefetch)
+    the bytes it keeps in flight per SM over the DRAM latency. Each candidate (half, once and
+    twice the rule's warps, 4 to 32, with 2 to 32 elements of the tile per thread; with or
+    without the software prefetch)
     is compiled (warmup, no launch); its registers, threads and shared memory give the programs
     resident per SM (at most 8), and in flight = resident programs x tile bytes of x and dy x
     (2 with the prefetch). The choice: the fewest register spills, then the most bytes in flight
@@ -332,7 +333,8 @@ def _bwd_launch(kernel, key, make_args, consts: dict, cfg: dict, elsize: int, de
         smem_sm = int(getattr(props, "shared_memory_per_multiprocessor", 233472))
         elems = cfg["ROWS"] * cfg["BLOCK"]
         tile_bytes = elems * elsize * 2  # x and dy
-        for warps in (4, 8, 16, 32):
+        rule = cfg["num_warps"]
+        for warps in sorted({max(4, rule // 2), rule, min(32, rule * 2)}):
             per_thread = elems // (warps * 32)
             if per_thread < 2 or per_thread > 32:
                 continue

@@ -52,7 +52,7 @@ if not _IN_SUBPROCESS:
 DEV = "cuda"
 DTYPES = ["float32", "bfloat16", "float16"]
 # odd, prime, QK-norm, masked, model sizes
-SIZES = [(1, 4096), (0, 128), (7, 97), (131, 128), (33, 1021), (257, 4099), (64, 5120), (5, 7168), (3, 16384)]
+SIZES = [(1, 4096), (0, 128), (7, 97), (131, 128), (33, 1021), (257, 4099), (64, 5120), (3, 16384)]
 
 
 def _case(family, kind, rows, hidden, dtype):
@@ -201,7 +201,7 @@ def test_forward_matches_eager_baselines_closely():
     """Our forward follows each family's eager convention: bf16 results within one ulp of eager
     (RMSNorm: Transformers' LlamaRMSNorm; LayerNorm: F.layer_norm)."""
     g = torch.Generator(device=DEV).manual_seed(4)
-    eager = _mod("rmsnorm", "impl_eager")
+    eager = _mod("rmsnorm", "eager")
     for n in (128, 4096, 7168):
         x = torch.randn(512, n, generator=g, device=DEV).bfloat16()
         w = (torch.rand(n, generator=g, device=DEV) + 0.5).bfloat16()

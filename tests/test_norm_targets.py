@@ -24,7 +24,8 @@ def test_tables_and_targets_from_a_run_record(tmp_path, capsys, monkeypatch):
         _result("torch-f-rms-norm", "r4096-h4096-bf16", 25.0),
         _result("kr-triton-rmsnorm", "r1-h4096-bf16", 2.0, 9.0), _result("liger-rms-norm", "r1-h4096-bf16", 2.5, 40.0),
         _result("torch-f-rms-norm", "r1-h4096-bf16", 5.0, 8.0),
-        _result("kr-triton-rmsnorm", "bwd-r4096-h4096-bf16", 40.0), _result("liger-rms-norm", "bwd-r4096-h4096-bf16", 38.0),
+        _result("kr-triton-rmsnorm", "bwd-r4096-h4096-bf16", 40.0),
+        _result("liger-rms-norm", "bwd-r4096-h4096-bf16", 38.0),
     ]}
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump(run))

@@ -95,7 +95,8 @@ def test_rmsnorm_reference_matches_eager_and_autograd_in_float64(rows, hidden):
     case = _case(rms_pkg, "forward", rows, hidden, "float32")
     inp = {k: v.double() for k, v in rms_pkg.family.make_inputs(case, 7, "cpu").items()}
     y = rms_ref.reference(case, inp)["y"]
-    torch.testing.assert_close(y, rms_eager.eager_rmsnorm(inp["x"], inp["weight"], 1e-6, torch.float64), rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(y, rms_eager.eager_rmsnorm(inp["x"], inp["weight"], 1e-6, torch.float64),
+                               rtol=1e-12, atol=1e-12)
     bcase = _case(rms_pkg, "backward", rows, hidden, "float32")
     b = {k: v.double() for k, v in rms_pkg.family.make_inputs(bcase, 7, "cpu").items()}
     ref = rms_ref.reference(bcase, b)

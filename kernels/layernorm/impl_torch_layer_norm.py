@@ -25,7 +25,8 @@ def torch_f_layer_norm(inputs, case):
         def call():
             return op(dy, x, shape, m, r, w, w, [True, True, True])
 
-        call.kr_note = lambda: "backward: aten.native_layer_norm_backward (what F.layer_norm's autograd runs) given mean, rstd"
+        call.kr_note = lambda: ("backward: aten.native_layer_norm_backward (what F.layer_norm's autograd runs) "
+                                "given mean, rstd")
         return call
 
     # CPU (runner tests only, never a published result): the CPU op keeps its statistics and

@@ -585,7 +585,8 @@ def layernorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, 
                        prefetch: bool | None = None):
     """(dx, dweight, dbias) of y = layer_norm(x) * weight + bias: dx like x, dweight and dbias
     like weight. `mean` and `rstd` are the forward's float32 statistics (shape x.shape[:-1]);
-    None for both recomputes them. `programs` fixes the size of the persistent grid and `prefetch` the loop variant (tests)."""
+    None for both recomputes them. `programs` fixes the size of the persistent grid and
+    `prefetch` the loop variant (tests)."""
     _check(x, weight, None, "layernorm_backward")
     if not isinstance(dy, torch.Tensor) or dy.shape != x.shape or dy.dtype != x.dtype or dy.device != x.device:
         raise ValueError(f"layernorm_backward: dy must match x in shape, dtype and device; got {tuple(dy.shape)} "

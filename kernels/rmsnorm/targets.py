@@ -62,7 +62,8 @@ def main(paths: list[str]) -> int:
                 return r["device_us"]["median"] if r and r.get("status") == "ok" and r.get("device_us") else None
 
             t = dev(ours)
-            cells = [w.id, w.kind, f"{mb:.1f}", f"{floor:.1f}", f"{t:.1f}" if t else res.get(ours, {}).get("status", "–")]
+            cells = [w.id, w.kind, f"{mb:.1f}", f"{floor:.1f}",
+                     f"{t:.1f}" if t else res.get(ours, {}).get("status", "–")]
             ok = {}
             for p in peers:
                 v = dev(p)

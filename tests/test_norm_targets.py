@@ -1,4 +1,4 @@
-"""kernels/rmsnorm/targets.py (issue 15's tables and targets) on a run record this test writes."""
+"""lab/norms/targets.py (issue 15's tables and targets) on a run record this test writes."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_tables_and_targets_from_a_run_record(tmp_path, capsys, monkeypatch):
     path.write_text(yaml.safe_dump(run))
     monkeypatch.setattr(sys, "argv", ["targets.py", str(path)])
     try:
-        runpy.run_path(str(ROOT / "kernels" / "rmsnorm" / "targets.py"), run_name="__main__")
+        runpy.run_path(str(ROOT / "lab" / "norms" / "targets.py"), run_name="__main__")
     except SystemExit as exc:
         code = exc.code
     out = capsys.readouterr().out

@@ -18,9 +18,9 @@ from .inputs import make_inputs as _make_inputs
 class LayerNorm(KernelFamily):
     id = "layernorm"
     numerics = _reference.NUMERICS
-    # CPU correctness test: small, masked (111, 4097, 4544-like) and wide rows
-    test_sizes = ({"rows": 1, "hidden": 8}, {"rows": 37, "hidden": 768}, {"rows": 3, "hidden": 111},
-                  {"rows": 16, "hidden": 4096}, {"rows": 2, "hidden": 4097}, {"rows": 5, "hidden": 5120})
+    # CPU correctness test (tests/test_families.py, every implementation, torch.compile included, so
+    # few sizes): one tiny row, GPT-2's 768 with many rows, an odd masked row of 4097
+    test_sizes = ({"rows": 1, "hidden": 8}, {"rows": 37, "hidden": 768}, {"rows": 3, "hidden": 4097})
 
     def make_inputs(self, case, seed, device):
         return _make_inputs(case, seed, device)

@@ -5,7 +5,7 @@ set -eu
 src=${1:?files_at folder of the device call}
 cd "$(dirname "$0")/../.."
 mkdir -p lab/norms/run1
-tar xzf "$src/runs.tgz" -C . records/runs
+for t in "$src"/runs_*.tgz; do tar xzf "$t" -C .; done
 for f in env.txt gpu_tests.txt prewarm.txt run_rmsnorm.txt run_layernorm.txt; do
   [ -f "$src/$f" ] && cp "$src/$f" lab/norms/run1/
 done

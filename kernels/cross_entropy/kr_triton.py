@@ -1,0 +1,358 @@
+"""Kernel Records' own Triton cross-entropy: the loss, and the loss with its gradient in one pass.
+
+    loss    = mean over rows r with target[r] != ignore_index of  lse(x[r]) - x[r, target[r]]
+    dlogits = (softmax(x[r]) - onehot(target[r])) / n_valid   on those rows, 0 on ignored rows
+
+(`F.cross_entropy(x, target, ignore_index=-100, reduction="mean")` and its gradient.) With every
+target ignored the loss is 0 / 0 = NaN and the gradient all zeros, exactly as PyTorch gives.
+
+Numerics: logits read in their dtype and widened to float32 in registers (no float32 copy of
+the logits is ever written); max, exponentials, sums in float32; the per-row losses and their
+sum in float32; the loss rounded once to the logits' dtype, the gradient rounded once (bf16
+logits -> bf16 gradient). The mean is reduced in a fixed order (deterministic).
+
+Forward (`cross_entropy`): one program per row (or per part of a row when rows are too few to
+fill the GPU) streams its columns in chunks with an online max and sum, so the logits are read
+once and nothing of their size is written; a one-program kernel then combines the parts, takes
+the target logits and the mean. Ignored rows are not read at all.
+
+Forward + backward (`cross_entropy_fwd_bwd`): the gradient needs the row's logsumexp before
+its first element can be written, so the row is held in registers: whole in one program for
+rows up to MAX_ROW, else split across programs that exchange their (max, sum) pairs through a
+flagged workspace exactly as kernels/softmax/kr_triton.py does (see its docstring), and then
+write their block of the gradient; one pass over the logits, one write of the gradient. The
+number of non-ignored targets (the mean's divisor, needed by every program before it writes)
+comes from a one-program counting kernel launched first, so nothing waits on the host.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+__all__ = ["cross_entropy", "cross_entropy_fwd_bwd", "plan_forward", "plan_fwd_bwd"]
+
+_INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+_SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
+MAX_ROW = 32768  # longest row one program keeps whole in registers (forward + backward)
+SPLIT_BLOCK = 8192  # columns per program of a split row (forward + backward)
+MIN_SPLIT_BLOCK = 2048
+CHUNK = 4096  # columns per step of the forward's streaming loop
+ELEMS_PER_THREAD = 16
+FINISH_TILE = 4096  # elements per step of the one-program reductions
+
+
+@triton.jit
+def _publish(slots, idx, v):
+    bits = v.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF
+    tl.atomic_xchg(slots + idx, bits | 0x100000000, sem="relaxed")
+
+
+@triton.jit
+def _gather(slots, k, kmask, WAIT: tl.constexpr):
+    got = tl.load(slots + k, mask=kmask, other=0x100000000, volatile=True)
+    if WAIT:
+        while tl.min((got >> 32).to(tl.int32), axis=0) == 0:
+            got = tl.load(slots + k, mask=kmask, other=0x100000000, volatile=True)
+    return got.to(tl.int32).to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def _target_logit(X, xoff, t, N: tl.constexpr):
+    ok = (t >= 0) & (t < N)
+    tt = tl.where(ok, t, 0)
+    return tl.load(X + xoff + tt, mask=ok, other=0.0).to(tl.float32)
+
+
+@triton.jit(do_not_specialize=["stride_x", "split", "ignore_index"])
+def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index,
+               N: tl.constexpr, BLOCK: tl.constexpr, PART: tl.constexpr, CONTIG: tl.constexpr):
+    """Program (row, part): the max and sum exp(x - max) of columns [part * PART, +PART) of
+    the row, streamed in BLOCK chunks (online softmax); part 0 also takes the target logit."""
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid // split
+    part = pid % split
+    t = tl.load(T + row)
+    if CONTIG:
+        xoff = row * N
+    else:
+        xoff = row * stride_x
+    m = -float("inf")
+    s = 0.0
+    if t != ignore_index:
+        offs = tl.arange(0, BLOCK)
+        start = part * PART
+        for c in range(0, PART, BLOCK):
+            cols = start + c + offs
+            x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+            new = tl.maximum(m, tl.max(x, axis=0))
+            ns = tl.where(new == -float("inf"), 0.0, new)
+            s = s * tl.exp(m - ns) + tl.sum(tl.exp(x - ns), axis=0)
+            m = new
+        if part == 0:
+            tl.store(XT + row, _target_logit(X, xoff, t, N))
+    tl.store(PM + pid, m)
+    tl.store(PS + pid, s)
+
+
+@triton.jit(do_not_specialize=["rows", "split", "ignore_index"])
+def _finish(PM, PS, XT, LOSSROW, T, OUT, rows, split, ignore_index,
+            FROM_PARTS: tl.constexpr, R: tl.constexpr, SPLIT_P2: tl.constexpr):
+    """One program: per-row losses (from the parts' (max, sum) pairs and the target logits, or
+    given in LOSSROW), summed over non-ignored rows in a fixed order, divided by their count."""
+    r_off = tl.arange(0, R)
+    total = 0.0
+    count = 0.0
+    for start in range(0, rows, R):
+        r = start + r_off
+        rmask = r < rows
+        t = tl.load(T + r, mask=rmask, other=ignore_index)
+        valid = rmask & (t != ignore_index)
+        if FROM_PARTS:
+            k = tl.arange(0, SPLIT_P2)
+            idx = r[:, None].to(tl.int64) * split + k[None, :]
+            pm_mask = valid[:, None] & (k[None, :] < split)
+            pm = tl.load(PM + idx, mask=pm_mask, other=-float("inf"))
+            ps = tl.load(PS + idx, mask=pm_mask, other=0.0)
+            big = tl.max(pm, axis=1)
+            bs = tl.where(big == -float("inf"), 0.0, big)
+            ssum = tl.sum(tl.where(pm_mask, ps * tl.exp(pm - bs[:, None]), 0.0), axis=1)
+            xt = tl.load(XT + r, mask=valid, other=0.0)
+            loss = bs + tl.log(ssum) - xt
+        else:
+            loss = tl.load(LOSSROW + r, mask=valid, other=0.0)
+        total += tl.sum(tl.where(valid, loss, 0.0), axis=0)
+        count += tl.sum(valid.to(tl.float32), axis=0)
+    tl.store(OUT, (total / count).to(OUT.dtype.element_ty))
+
+
+@triton.jit(do_not_specialize=["rows", "ignore_index"])
+def _count(T, CNT, rows, ignore_index, R: tl.constexpr):
+    r_off = tl.arange(0, R)
+    acc = tl.zeros([R], dtype=tl.int32)
+    for start in range(0, rows, R):
+        r = start + r_off
+        t = tl.load(T + r, mask=r < rows, other=ignore_index)
+        acc += (t != ignore_index).to(tl.int32)
+    tl.store(CNT, tl.sum(acc, axis=0))
+
+
+@triton.jit(do_not_specialize=["stride_x", "stride_dx", "split", "ignore_index"])
+def _fwd_bwd(X, T, CNT, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ignore_index,
+             N: tl.constexpr, BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
+             PHASE: tl.constexpr):
+    """Program (row, part): its BLOCK columns of the row's gradient, and (part 0) the row's loss.
+    PHASE 0: the whole job; 1 and 2: the interpreter's split halves (publish; combine, write)."""
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid // split
+    part = pid % split
+    if CONTIG:
+        xoff = row * N
+        dxoff = row * N
+    else:
+        xoff = row * stride_x
+        dxoff = row * stride_dx
+    cols = part * BLOCK + tl.arange(0, BLOCK)
+    m = cols < N
+    t = tl.load(T + row)
+    if t == ignore_index:  # every part of the row takes this branch: no exchange for it
+        if PHASE != 1:
+            tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=m)
+            if part == 0:
+                tl.store(LOSSROW + row, 0.0)
+    else:
+        x = tl.load(X + xoff + cols, mask=m, other=-float("inf")).to(tl.float32)
+        mx = tl.max(x, axis=0)
+        if SPLIT_P2 == 1:
+            bs = tl.where(mx == -float("inf"), 0.0, mx)
+            total = tl.sum(tl.exp(x - bs), axis=0)
+        else:
+            slots = SLOTS + row * (2 * SPLIT_P2)
+            k = tl.arange(0, SPLIT_P2)
+            kmask = k < split
+            if PHASE != 2:
+                ms = tl.where(mx == -float("inf"), 0.0, mx)
+                _publish(slots, part, mx)
+                _publish(slots, SPLIT_P2 + part, tl.sum(tl.exp(x - ms), axis=0))
+            bs = 0.0
+            total = 0.0
+            if PHASE != 1:
+                pm = _gather(slots, k, kmask, PHASE == 0)
+                ps = _gather(slots + SPLIT_P2, k, kmask, PHASE == 0)
+                pm = tl.where(kmask, pm, -float("inf"))
+                big = tl.max(pm, axis=0)
+                bs = tl.where(big == -float("inf"), 0.0, big)
+                total = tl.sum(tl.where(kmask, ps * tl.exp(pm - bs), 0.0), axis=0)
+        if PHASE != 1:
+            scale = 1.0 / tl.load(CNT).to(tl.float32)
+            p = tl.exp(x - bs) * (1.0 / total)
+            g = (p - tl.where(cols == t, 1.0, 0.0)) * scale
+            tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=m)
+            if part == 0:
+                tl.store(LOSSROW + row, bs + tl.log(total) - _target_logit(X, xoff, t, N))
+            if SPLIT_P2 > 1:
+                slots_row = SLOTS + row * (2 * SPLIT_P2)
+                left = tl.atomic_add(DEP + row, 1, sem="relaxed")
+                if left == split - 1:
+                    tl.store(slots_row + tl.arange(0, 2 * SPLIT_P2), tl.zeros([2 * SPLIT_P2], dtype=tl.int64))
+                    tl.store(DEP + row, 0)
+
+
+# --------------------------------------------------------------------------------------
+# The launch model
+# --------------------------------------------------------------------------------------
+
+_SMS: dict = {}
+
+
+def _sm_count(device: torch.device) -> int:
+    if device.type != "cuda":
+        return 132  # the interpreter plans as for an H200
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _SMS:
+        _SMS[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
+    return _SMS[idx]
+
+
+def _warps(block: int) -> int:
+    w = max(1, min(32, block // (32 * ELEMS_PER_THREAD)))
+    return 1 << (w.bit_length() - 1)
+
+
+def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
+    """The loss: one program streams a row in CHUNK steps; rows split into parts only when
+    there are fewer rows than two programs per SM (and never below 4 chunks a part)."""
+    block = min(CHUNK, triton.next_power_of_2(n))
+    chunks = -(-n // block)
+    split = 1
+    if rows < 2 * sms:
+        split = max(1, min(-(-2 * sms // max(rows, 1)), chunks // 4))
+    per_part = -(-chunks // split)
+    split = -(-chunks // per_part)
+    return {"BLOCK": block, "PART": per_part * block, "SPLIT": split,
+            "SPLIT_P2": triton.next_power_of_2(split), "num_warps": _warps(block)}
+
+
+def plan_fwd_bwd(n: int, rows: int, sms: int = 132) -> dict:
+    """Loss and gradient: the row held in registers, whole up to MAX_ROW columns, else split in
+    parts of about SPLIT_BLOCK (more parts when rows are few); as kernels/softmax plan()."""
+    np2 = triton.next_power_of_2(n)
+    want = max(1, -(-2 * sms // max(rows, 1)))
+    if n <= MAX_ROW:
+        split = 1 if rows >= sms or n < 2 * MIN_SPLIT_BLOCK else min(want, n // MIN_SPLIT_BLOCK)
+    else:
+        split = max(-(-n // SPLIT_BLOCK), min(want, n // MIN_SPLIT_BLOCK))
+    split = max(1, min(split, 4 * sms))
+    if split > 1:
+        block = triton.next_power_of_2(-(-n // split))
+        split = -(-n // block)
+    if split == 1:
+        return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
+    return {"BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
+            "num_warps": _warps(block)}
+
+
+_WS: dict = {}
+
+
+def _workspace(device: torch.device, rows: int, per_row: int):
+    """Zeroed exchange slots (see kernels/softmax/kr_triton.py: cached per stream, fresh while
+    a CUDA graph is captured)."""
+    def zeroed(r, p):
+        return (torch.zeros(r * p, dtype=torch.int64, device=device),
+                torch.zeros(r, dtype=torch.int32, device=device))
+
+    if device.type != "cuda" or torch.cuda.is_current_stream_capturing():
+        return zeroed(rows, per_row)
+    key = (device.index, torch.cuda.current_stream(device).cuda_stream, per_row)
+    ws = _WS.get(key)
+    if ws is None or ws[1].numel() < rows:
+        ws = _WS[key] = zeroed(max(rows, 2 * ws[1].numel() if ws is not None else 0), per_row)
+    return ws
+
+
+def _prepare(logits, target):
+    if not isinstance(logits, torch.Tensor) or not isinstance(target, torch.Tensor):
+        raise ValueError("logits and target must be torch.Tensors")
+    if logits.dim() != 2:
+        raise ValueError(f"logits must be 2-D [tokens, vocab], got shape {tuple(logits.shape)}")
+    if logits.dtype not in _SUPPORTED:
+        raise ValueError(f"unsupported logits dtype {logits.dtype}; use float32, float16 or bfloat16")
+    if target.dtype != torch.int64 or target.dim() != 1 or target.shape[0] != logits.shape[0]:
+        raise ValueError(f"target must be int64 of shape [{logits.shape[0]}], got {target.dtype} {tuple(target.shape)}")
+    if logits.device != target.device:
+        raise ValueError(f"logits on {logits.device}, target on {target.device}")
+    if logits.device.type != "cuda" and not _INTERPRET:
+        raise ValueError("cross_entropy needs CUDA tensors (or TRITON_INTERPRET=1 for CPU tensors)")
+    if logits.shape[1] == 0:
+        raise ValueError("vocab size must be > 0")
+    x = logits if logits.stride(-1) == 1 else logits.contiguous()
+    return x, target.contiguous()
+
+
+class _nullctx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _on(device):
+    return torch.cuda.device(device) if device.type == "cuda" else _nullctx()
+
+
+def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int = -100) -> torch.Tensor:
+    """The mean cross-entropy over non-ignored rows: a 0-d tensor of the logits' dtype."""
+    x, t = _prepare(logits, target)
+    rows, n = x.shape
+    out = torch.empty((), dtype=x.dtype, device=x.device)
+    cfg = plan_forward(n, rows, _sm_count(x.device))
+    split = cfg["SPLIT"]
+    with _on(x.device):
+        pm = torch.empty(max(rows * split, 1), dtype=torch.float32, device=x.device)
+        ps = torch.empty_like(pm)
+        xt = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
+        if rows:
+            _lse_parts[(rows * split,)](x, t, pm, ps, xt, x.stride(0), split, ignore_index, N=n,
+                                       BLOCK=cfg["BLOCK"], PART=cfg["PART"], CONTIG=x.stride(0) == n,
+                                       num_warps=cfg["num_warps"])
+        p2 = cfg["SPLIT_P2"]
+        _finish[(1,)](pm, ps, xt, xt, t, out, rows, split, ignore_index, FROM_PARTS=True,
+                      R=max(1, FINISH_TILE // p2), SPLIT_P2=p2, num_warps=8)
+    return out
+
+
+def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
+                          ignore_index: int = -100) -> tuple[torch.Tensor, torch.Tensor]:
+    """(loss, dlogits): the mean cross-entropy and its gradient with respect to the logits (for
+    an upstream gradient of 1), dlogits a new tensor of the logits' dtype; inputs unchanged."""
+    x, t = _prepare(logits, target)
+    rows, n = x.shape
+    out = torch.empty((), dtype=x.dtype, device=x.device)
+    dx = torch.empty((rows, n), dtype=x.dtype, device=x.device)
+    cfg = plan_fwd_bwd(n, rows, _sm_count(x.device))
+    split, p2 = cfg["SPLIT"], cfg["SPLIT_P2"]
+    with _on(x.device):
+        cnt = torch.empty(1, dtype=torch.int32, device=x.device)
+        lossrow = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
+        _count[(1,)](t, cnt, rows, ignore_index, R=FINISH_TILE, num_warps=8)
+        if rows:
+            if split > 1:
+                slots, dep = _workspace(x.device, rows, 2 * p2)
+            else:
+                slots = dep = lossrow  # unused
+            args = (x, t, cnt, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index)
+            kw = dict(N=n, BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=x.stride(0) == n, num_warps=cfg["num_warps"])
+            grid = (rows * split,)
+            if split > 1 and _INTERPRET:
+                _fwd_bwd[grid](*args, PHASE=1, **kw)
+                _fwd_bwd[grid](*args, PHASE=2, **kw)
+            else:
+                _fwd_bwd[grid](*args, PHASE=0, **kw)
+        _finish[(1,)](lossrow, lossrow, lossrow, lossrow, t, out, rows, 1, ignore_index, FROM_PARTS=False,
+                      R=FINISH_TILE, SPLIT_P2=1, num_warps=8)
+    return out, dx

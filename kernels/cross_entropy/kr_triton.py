@@ -61,15 +61,15 @@ def _gather(slots, k, kmask, WAIT: tl.constexpr):
 
 
 @triton.jit
-def _target_logit(X, xoff, t, N: tl.constexpr):
+def _target_logit(X, xoff, t, N):
     ok = (t >= 0) & (t < N)
     tt = tl.where(ok, t, 0)
     return tl.load(X + xoff + tt, mask=ok, other=0.0).to(tl.float32)
 
 
 @triton.jit(do_not_specialize=["stride_x", "split", "ignore_index"])
-def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index,
-               N: tl.constexpr, BLOCK: tl.constexpr, PART: tl.constexpr, CONTIG: tl.constexpr):
+def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index, N,
+               BLOCK: tl.constexpr, PART: tl.constexpr, CONTIG: tl.constexpr):
     """Program (row, part): the max and sum exp(x - max) of columns [part * PART, +PART) of
     the row, streamed in BLOCK chunks (online softmax); part 0 also takes the target logit."""
     pid = tl.program_id(0).to(tl.int64)
@@ -141,8 +141,8 @@ def _count(T, CNT, rows, ignore_index, R: tl.constexpr):
 
 
 @triton.jit(do_not_specialize=["stride_x", "stride_dx", "split", "ignore_index"])
-def _fwd_bwd(X, T, CNT, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ignore_index,
-             N: tl.constexpr, BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
+def _fwd_bwd(X, T, CNT, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ignore_index, N,
+             BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
              PHASE: tl.constexpr):
     """Program (row, part): its BLOCK columns of the row's gradient, and (part 0) the row's loss.
     PHASE 0: the whole job; 1 and 2: the interpreter's split halves (publish; combine, write)."""
@@ -317,7 +317,7 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int 
         ps = torch.empty_like(pm)
         xt = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
         if rows:
-            _lse_parts[(rows * split,)](x, t, pm, ps, xt, x.stride(0), split, ignore_index, N=n,
+            _lse_parts[(rows * split,)](x, t, pm, ps, xt, x.stride(0), split, ignore_index, n,
                                        BLOCK=cfg["BLOCK"], PART=cfg["PART"], CONTIG=x.stride(0) == n,
                                        num_warps=cfg["num_warps"])
         p2 = cfg["SPLIT_P2"]
@@ -345,8 +345,8 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
                 slots, dep = _workspace(x.device, rows, 2 * p2)
             else:
                 slots = dep = lossrow  # unused
-            args = (x, t, cnt, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index)
-            kw = dict(N=n, BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=x.stride(0) == n, num_warps=cfg["num_warps"])
+            args = (x, t, cnt, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index, n)
+            kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=x.stride(0) == n, num_warps=cfg["num_warps"])
             grid = (rows * split,)
             if split > 1 and _INTERPRET:
                 _fwd_bwd[grid](*args, PHASE=1, **kw)

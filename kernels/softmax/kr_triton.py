@@ -72,8 +72,8 @@ def _count_out(SLOTS_ROW, DEP, row, split, NSLOTS: tl.constexpr):
 
 
 @triton.jit(do_not_specialize=["stride_x", "stride_y", "split"])
-def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split,
-         N: tl.constexpr, BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
+def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split, N,
+         BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
          PHASE: tl.constexpr):
     """PHASE 0: the whole job (one program per row when split == 1); 1 and 2: the interpreter's
     split halves (publish; combine and write)."""
@@ -117,8 +117,8 @@ def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split,
 
 
 @triton.jit(do_not_specialize=["stride_y", "stride_dy", "stride_dx", "split"])
-def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split,
-         N: tl.constexpr, BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
+def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
+         BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
          PHASE: tl.constexpr):
     pid = tl.program_id(0).to(tl.int64)
     row = pid // split
@@ -242,12 +242,12 @@ def _launch(kernel, tensors, strides, out2, n, rows, cfg, per_row_slots):
     device = out2.device
     split = cfg["SPLIT"]
     contig = all(s == n for s in strides)
-    kw = dict(N=n, BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig, num_warps=cfg["num_warps"])
+    kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig, num_warps=cfg["num_warps"])
     if split == 1:
         slots = dep = out2  # unused
     else:
         slots, dep = _workspace(device, rows, per_row_slots * cfg["SPLIT_P2"])
-    args = (*tensors, slots, dep, *strides, split)
+    args = (*tensors, slots, dep, *strides, split, n)
     grid = (rows * split,)
     if split > 1 and _INTERPRET:
         kernel[grid](*args, PHASE=1, **kw)

@@ -92,10 +92,11 @@ def test_cross_entropy_reference_matches_eager_float64(tokens, vocab, valid_pct)
 
 
 def test_cross_entropy_reference_handles_minus_inf_and_large_logits():
-    x = torch.randn(4, 50, dtype=torch.float64)
+    x = torch.randn(5, 50, dtype=torch.float64)
     x[0, :10] = -math.inf
     x[1, 3] = 1e4
-    t = torch.tensor([12, 3, -100, 7])
+    x[4, :] = -1e30  # logits that dwarf log(vocab): the loss is still log(50)
+    t = torch.tensor([12, 3, -100, 7, 9])
     out = ce_ref.reference("forward+backward", {"logits": x, "target": t})
     xg = x.clone().requires_grad_(True)
     loss = F.cross_entropy(xg, t)

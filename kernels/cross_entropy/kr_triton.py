@@ -121,7 +121,7 @@ def _finish(PM, PS, XT, LOSSROW, T, OUT, rows, split, ignore_index,
             bs = tl.where(big == -float("inf"), 0.0, big)
             ssum = tl.sum(tl.where(pm_mask, ps * tl.exp(pm - bs[:, None]), 0.0), axis=1)
             xt = tl.load(XT + r, mask=valid, other=0.0)
-            loss = bs + tl.log(ssum) - xt
+            loss = (bs - xt) + tl.log(ssum)  # max − target first: exact where |logits| dwarf log(sum)
         else:
             loss = tl.load(LOSSROW + r, mask=valid, other=0.0)
         total += tl.sum(tl.where(valid, loss, 0.0), axis=0)
@@ -192,7 +192,7 @@ def _fwd_bwd(X, T, CNT, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ign
             g = (p - tl.where(cols == t, 1.0, 0.0)) * scale
             tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=m)
             if part == 0:
-                tl.store(LOSSROW + row, bs + tl.log(total) - _target_logit(X, xoff, t, N))
+                tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(total))
             if SPLIT_P2 > 1:
                 slots_row = SLOTS + row * (2 * SPLIT_P2)
                 left = tl.atomic_add(DEP + row, 1, sem="relaxed")

@@ -27,12 +27,16 @@ def reference(kind: str, inputs: dict, ignore_index: int = -100) -> dict:
     grad = torch.zeros(x.shape, dtype=torch.float64, device=x.device) if kind == "forward+backward" else None
     for s in _slices(tokens, vocab):
         xd, ts, vs = x[s].double(), t[s], valid[s]
-        lse = torch.logsumexp(xd, dim=-1)
+        big = xd.amax(-1, keepdim=True)
+        big = torch.where(torch.isfinite(big), big, 0.0)
+        rel = torch.log(torch.exp(xd - big).sum(-1))  # logsumexp − max
         picked = xd.gather(1, ts.clamp(0, vocab - 1)[:, None])[:, 0]
-        total += torch.where(vs, lse - picked, 0.0).sum()
+        # (max − target logit) + log Σ exp(x − max), in that order: exact even where the
+        # logits dwarf log(vocab), as log_softmax computes it
+        total += torch.where(vs, (big[:, 0] - picked) + rel, 0.0).sum()
         if grad is not None:
-            g = torch.exp(xd - lse[:, None])
-            g.scatter_add_(1, ts.clamp(0, vocab - 1)[:, None], torch.full_like(lse, -1.0)[:, None])
+            g = torch.exp(xd - big - rel[:, None])
+            g.scatter_add_(1, ts.clamp(0, vocab - 1)[:, None], torch.full_like(rel, -1.0)[:, None])
             grad[s] = torch.where(vs[:, None], g / n_valid, 0.0)
     out = {"loss": total / n_valid}
     if kind == "forward+backward":

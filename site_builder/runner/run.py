@@ -21,43 +21,10 @@ from ..load import load_catalog
 from ..schema import Family
 from . import record as rec
 from .families import KERNELS_ROOT, has_kernels
+from .family import Case
+from .protocol import COPY_BYTES, CPU_PROTOCOL, CPU_SETTINGS, GPU_PROTOCOL, GPU_SETTINGS, SEED
 from .spawn import Worker, WorkerTimeout
 from .summary import summary_table
-
-SEED = 1234
-
-GPU_PROTOCOL = {
-    "id": "kr-device-cold-l2", "version": 4, "clock": "device", "l2": "cold", "timing": "cuda-graph",
-    "statistic": "median", "quantiles": [0.2, 0.8],
-    "description": (
-        "Outputs checked first against a float64 reference (outputs poisoned with NaN, inputs "
-        "unmodified, no aliasing). Device time: each sample replays a CUDA graph of calls over "
-        "rotating input sets that together exceed 3× the L2 (cold L2), after warm-up; the time "
-        "per call is the replay time over the calls; median, p20, p80, min, max over samples. "
-        "End-to-end: wall time of one Python call followed by a device synchronize, taken "
-        "after every implementation's device times, in one process that holds all of a "
-        "workload's implementations and times them in turn, 30 calls each, for 10 rounds "
-        "(a busy host then weighs on all alike). Timing loops run pinned to one CPU: the "
-        "allowed CPU that ran a short calibration loop fastest just before (the result's note "
-        "names it), or the one given by --timing-cpu (environment.timing_cpu)."),
-}
-CPU_PROTOCOL = {
-    "id": "kr-cpu-wall", "version": 2, "clock": "device", "l2": "warm", "timing": "cpu-wall",
-    "statistic": "median", "quantiles": [0.2, 0.8],
-    "description": ("CPU mode (tests, no GPU): wall time per Python call; same correctness gate; "
-                    "end-to-end re-timed with a workload's implementations in turn, as on a GPU."),
-}
-#: How the worker measures; recorded as the protocol's version 4. Version 1: the timing loops
-#: on whichever CPU the scheduler chose, end-to-end timed in each implementation's own worker;
-#: 2: on one CPU per run, calibrated at its start; 3: on the CPU fastest just before each
-#: workload. Under 1-3 the end-to-end medians of one implementation still jumped by half from one
-#: workload to the next while its neighbours' did not (NOTES.md): a busy host for seconds at a
-#: time, which only timing the implementations in turn removes (version 4).
-GPU_SETTINGS = {"cold_factor": 3.0, "max_sets": 8192, "budget_s": 0.2, "device_samples": 100,
-                "e2e_samples": 300, "target_graph_us": 2000.0, "e2e_rounds": 10, "e2e_block": 30}
-CPU_SETTINGS = {"cold_factor": 0.0, "max_sets": 1, "budget_s": 0.05, "device_samples": 30,
-                "e2e_samples": 30, "target_graph_us": 0.0, "e2e_rounds": 3, "e2e_block": 10}
-
 
 @dataclass
 class Plan:
@@ -67,8 +34,9 @@ class Plan:
     problems: list[str] = field(default_factory=list)
 
 
-def _workload_dict(w) -> dict:
-    return {"id": w.id, "dtype": w.dtype, **w.sizes}
+def _case(family: Family, w) -> dict:
+    """The workload as the family and the worker see it: a family.Case, as JSON."""
+    return Case.from_record(family, w).to_json()
 
 
 def _select(catalog, family: Family, registered: list[dict], implementations, workloads) -> Plan:
@@ -89,7 +57,7 @@ def _select(catalog, family: Family, registered: list[dict], implementations, wo
     by_id = {w.id: w for w in family.workloads}
     for wid in workloads or list(by_id):
         if wid in by_id:
-            plan.workloads.append(_workload_dict(by_id[wid]))
+            plan.workloads.append(_case(family, by_id[wid]))
         elif workloads:
             plan.problems.append(f"unknown workload {wid!r} for {family.id} — use one of "
                                  f"{', '.join(by_id)}")
@@ -253,19 +221,17 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
         raise UserError(f"--timing-cpu {timing_cpu}: this process may run only on CPUs {allowed}; "
                         "pick one of those, or leave the option out to let the runner choose")
     base = {"kernels_root": str(kernels_root), "family": family.id, "device": device}
-    info = _probe({**base, "kind": "probe", "copy_bytes": 2**31 if device == "cuda" else 2**26,
+    info = _probe({**base, "kind": "probe", "copy_bytes": COPY_BYTES[device],
                    "timing_cpu": timing_cpu}, timeout)
     hardware = _match_hardware(catalog, info["device_name"])
     plan = _select(catalog, family, info["registry"], implementations, workloads)
     if plan.problems:
         raise UserError("\n".join(plan.problems))
     registry = {r["id"]: r for r in info["registry"]}
-    settings = GPU_SETTINGS if device == "cuda" else CPU_SETTINGS
+    settings = GPU_SETTINGS if device == "cuda" else CPU_SETTINGS  # the timing core's (measure.py)
     l2 = info["l2_bytes"] or int((catalog.hardware[hardware].l2_mb or 50) * 1e6)
     job = {**base, "kind": "measure", "seed": seed, "protocol": settings, "l2_bytes": l2,
-           "timing_cpu": info["environment"].get("timing_cpu"),
-           "inputs": list(family.semantics.inputs), "outputs": list(family.semantics.outputs),
-           "params": dict(family.semantics.parameters)}
+           "timing_cpu": info["environment"].get("timing_cpu")}
     clock = _Clock(budget_s)
     results: list[dict] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -298,7 +264,7 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
                   "(see kernels/*/inputs.py)."),
         "results": results,
     }
-    path = rec.write_new(records / "runs" / family.id / hardware, rec.dump(data), moment)
+    path = rec.write_validated(records / "runs" / family.id / hardware, data, moment)
     console.print(summary_table(family, data, catalog.hardware[hardware]))
     console.print(f"Wrote {path} ({len(results)} results, {elapsed:.0f} s).")
     return path

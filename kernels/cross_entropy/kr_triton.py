@@ -13,8 +13,9 @@ logits -> bf16 gradient). The mean is reduced in a fixed order (deterministic).
 
 Forward (`cross_entropy`): one program per row (or per part of a row when rows are too few to
 fill the GPU) streams its columns in chunks with an online max and sum, so the logits are read
-once and nothing of their size is written; a one-program kernel then combines the parts, takes
-the target logits and the mean. Ignored rows are not read at all.
+once and nothing of their size is written; a second kernel combines the parts per row, sums
+the rows' losses per block of rows, and its last block to finish (an acq_rel counter) adds the
+blocks' sums in block order and writes the mean. Ignored rows are not read at all.
 
 Forward + backward (`cross_entropy_fwd_bwd`): the gradient needs the row's logsumexp before
 its first element can be written, so the row is held in registers: whole in one program for
@@ -22,7 +23,8 @@ rows up to MAX_ROW, else split across programs that exchange their (max, sum) pa
 flagged workspace exactly as kernels/softmax/kr_triton.py does (see its docstring), and then
 write their block of the gradient; one pass over the logits, one write of the gradient. The
 number of non-ignored targets (the mean's divisor, needed by every program before it writes)
-comes from a one-program counting kernel launched first, so nothing waits on the host.
+comes from a small counting kernel launched first (integer atomics: exact in any order), so
+nothing waits on the host; the mean as in the forward.
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ MAX_ROW = 32768  # longest row one program keeps whole in registers (forward + b
 SPLIT_BLOCK = 8192  # columns per program of a split row (forward + backward)
 MIN_SPLIT_BLOCK = 2048
 CHUNK = 4096  # columns per step of the forward's streaming loop
+PROGRAMS_PER_SM = 16  # the forward wants at least this many programs per SM
 ELEMS_PER_THREAD = 16
-FINISH_TILE = 4096  # elements per step of the one-program reductions
+FINISH_ROWS = 256  # rows per block of the loss reduction (fewer when rows have many parts)
+COUNT_ROWS = 1024  # targets per block of the fwd+bwd count
 
 
 @triton.jit
@@ -98,50 +102,55 @@ def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index, N,
     tl.store(PS + pid, s)
 
 
-@triton.jit(do_not_specialize=["rows", "split", "ignore_index"])
-def _finish(PM, PS, XT, LOSSROW, T, OUT, rows, split, ignore_index,
-            FROM_PARTS: tl.constexpr, R: tl.constexpr, SPLIT_P2: tl.constexpr):
-    """One program: per-row losses (from the parts' (max, sum) pairs and the target logits, or
-    given in LOSSROW), summed over non-ignored rows in a fixed order, divided by their count."""
-    r_off = tl.arange(0, R)
-    total = 0.0
-    count = 0.0
-    for start in range(0, rows, R):
-        r = start + r_off
-        rmask = r < rows
-        t = tl.load(T + r, mask=rmask, other=ignore_index)
-        valid = rmask & (t != ignore_index)
-        if FROM_PARTS:
-            k = tl.arange(0, SPLIT_P2)
-            idx = r[:, None].to(tl.int64) * split + k[None, :]
-            pm_mask = valid[:, None] & (k[None, :] < split)
-            pm = tl.load(PM + idx, mask=pm_mask, other=-float("inf"))
-            ps = tl.load(PS + idx, mask=pm_mask, other=0.0)
-            big = tl.max(pm, axis=1)
-            bs = tl.where(big == -float("inf"), 0.0, big)
-            ssum = tl.sum(tl.where(pm_mask, ps * tl.exp(pm - bs[:, None]), 0.0), axis=1)
-            xt = tl.load(XT + r, mask=valid, other=0.0)
-            loss = (bs - xt) + tl.log(ssum)  # max − target first: exact where |logits| dwarf log(sum)
-        else:
-            loss = tl.load(LOSSROW + r, mask=valid, other=0.0)
-        total += tl.sum(tl.where(valid, loss, 0.0), axis=0)
-        count += tl.sum(valid.to(tl.float32), axis=0)
-    tl.store(OUT, (total / count).to(OUT.dtype.element_ty))
+@triton.jit(do_not_specialize=["rows", "split", "ignore_index", "nblocks"])
+def _finish(PM, PS, XT, LOSSROW, T, OUT, BSUM, BCNT, WS, rows, split, ignore_index, nblocks,
+            FROM_PARTS: tl.constexpr, R: tl.constexpr, SPLIT_P2: tl.constexpr, NB_P2: tl.constexpr):
+    """Program b: the losses of rows [b * R, +R) (from the parts' (max, sum) pairs and the
+    target logits, or given in LOSSROW), their sum over counted rows and the count, stored as
+    block b's partials. The last block to finish (an acq_rel counter, WS[1]) sums the blocks'
+    partials in block order (deterministic), writes the mean, and zeroes WS[0] (the fwd+bwd
+    count) and WS[1] for the next call."""
+    b = tl.program_id(0)
+    r = b * R + tl.arange(0, R)
+    rmask = r < rows
+    t = tl.load(T + r, mask=rmask, other=ignore_index)
+    valid = rmask & (t != ignore_index)
+    if FROM_PARTS:
+        k = tl.arange(0, SPLIT_P2)
+        idx = r[:, None].to(tl.int64) * split + k[None, :]
+        pm_mask = valid[:, None] & (k[None, :] < split)
+        pm = tl.load(PM + idx, mask=pm_mask, other=-float("inf"))
+        ps = tl.load(PS + idx, mask=pm_mask, other=0.0)
+        big = tl.max(pm, axis=1)
+        bs = tl.where(big == -float("inf"), 0.0, big)
+        ssum = tl.sum(tl.where(pm_mask, ps * tl.exp(pm - bs[:, None]), 0.0), axis=1)
+        xt = tl.load(XT + r, mask=valid, other=0.0)
+        loss = (bs - xt) + tl.log(ssum)  # max − target first: exact where |logits| dwarf log(sum)
+    else:
+        loss = tl.load(LOSSROW + r, mask=valid, other=0.0)
+    tl.store(BSUM + b, tl.sum(tl.where(valid, loss, 0.0), axis=0))
+    tl.store(BCNT + b, tl.sum(valid.to(tl.float32), axis=0))
+    done = tl.atomic_add(WS + 1, 1, sem="acq_rel")
+    if done == nblocks - 1:
+        kb = tl.arange(0, NB_P2)
+        km = kb < nblocks
+        total = tl.sum(tl.load(BSUM + kb, mask=km, other=0.0, volatile=True), axis=0)
+        count = tl.sum(tl.load(BCNT + kb, mask=km, other=0.0, volatile=True), axis=0)
+        tl.store(OUT, (total / count).to(OUT.dtype.element_ty))
+        tl.store(WS, 0)
+        tl.store(WS + 1, 0)
 
 
 @triton.jit(do_not_specialize=["rows", "ignore_index"])
-def _count(T, CNT, rows, ignore_index, R: tl.constexpr):
-    r_off = tl.arange(0, R)
-    acc = tl.zeros([R], dtype=tl.int32)
-    for start in range(0, rows, R):
-        r = start + r_off
-        t = tl.load(T + r, mask=r < rows, other=ignore_index)
-        acc += (t != ignore_index).to(tl.int32)
-    tl.store(CNT, tl.sum(acc, axis=0))
+def _count(T, WS, rows, ignore_index, R: tl.constexpr):
+    """The number of counted targets, added into WS[0] block by block (integers: any order)."""
+    r = tl.program_id(0) * R + tl.arange(0, R)
+    t = tl.load(T + r, mask=r < rows, other=ignore_index)
+    tl.atomic_add(WS, tl.sum((t != ignore_index).to(tl.int64), axis=0), sem="relaxed")
 
 
 @triton.jit(do_not_specialize=["stride_x", "stride_dx", "split", "ignore_index"])
-def _fwd_bwd(X, T, CNT, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ignore_index, N,
+def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ignore_index, N,
              BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
              PHASE: tl.constexpr):
     """Program (row, part): its BLOCK columns of the row's gradient, and (part 0) the row's loss.
@@ -187,7 +196,7 @@ def _fwd_bwd(X, T, CNT, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ign
                 bs = tl.where(big == -float("inf"), 0.0, big)
                 total = tl.sum(tl.where(kmask, ps * tl.exp(pm - bs), 0.0), axis=0)
         if PHASE != 1:
-            scale = 1.0 / tl.load(CNT).to(tl.float32)
+            scale = 1.0 / tl.load(WS).to(tl.float32)
             p = tl.exp(x - bs) * (1.0 / total)
             g = (p - tl.where(cols == t, 1.0, 0.0)) * scale
             tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=m)
@@ -223,13 +232,14 @@ def _warps(block: int) -> int:
 
 
 def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
-    """The loss: one program streams a row in CHUNK steps; rows split into parts only when
-    there are fewer rows than two programs per SM (and never below 4 chunks a part)."""
+    """The loss: one program streams a row in CHUNK steps. Rows split into parts when there
+    are fewer than PROGRAMS_PER_SM programs per SM (the last wave of a few long programs would
+    leave most SMs idle), never below 4 chunks a part."""
     block = min(CHUNK, triton.next_power_of_2(n))
     chunks = -(-n // block)
     split = 1
-    if rows < 2 * sms:
-        split = max(1, min(-(-2 * sms // max(rows, 1)), chunks // 4))
+    if rows < PROGRAMS_PER_SM * sms:
+        split = max(1, min(-(-PROGRAMS_PER_SM * sms // max(rows, 1)), chunks // 4))
     per_part = -(-chunks // split)
     split = -(-chunks // per_part)
     return {"BLOCK": block, "PART": per_part * block, "SPLIT": split,
@@ -258,20 +268,31 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132) -> dict:
 _WS: dict = {}
 
 
-def _workspace(device: torch.device, rows: int, per_row: int):
-    """Zeroed exchange slots (see kernels/softmax/kr_triton.py: cached per stream, fresh while
-    a CUDA graph is captured)."""
-    def zeroed(r, p):
-        return (torch.zeros(r * p, dtype=torch.int64, device=device),
-                torch.zeros(r, dtype=torch.int32, device=device))
-
+def _workspace(device: torch.device, rows: int, per_row: int) -> torch.Tensor:
+    """One int64 buffer, all zeros between calls (each call leaves it as it found it): [0] the
+    fwd+bwd count of counted targets, [1] the loss reduction's block counter, then per row
+    `per_row` exchange slots, then per row the split's count-out (see kernels/softmax/kr_triton.py).
+    Cached per (device, stream); a fresh zeroed one per call while a CUDA graph is captured, so
+    a graph holds its own memset and never depends on memory zeroed outside it."""
+    need = 2 + rows * (per_row + 1)
     if device.type != "cuda" or torch.cuda.is_current_stream_capturing():
-        return zeroed(rows, per_row)
-    key = (device.index, torch.cuda.current_stream(device).cuda_stream, per_row)
+        return torch.zeros(need, dtype=torch.int64, device=device)
+    key = (device.index, torch.cuda.current_stream(device).cuda_stream)
     ws = _WS.get(key)
-    if ws is None or ws[1].numel() < rows:
-        ws = _WS[key] = zeroed(max(rows, 2 * ws[1].numel() if ws is not None else 0), per_row)
+    if ws is None or ws.numel() < need:
+        ws = _WS[key] = torch.zeros(max(need, 2 * ws.numel() if ws is not None else 0), dtype=torch.int64,
+                                    device=device)
     return ws
+
+
+def _finish_launch(pm, ps, xt, lossrow, t, out, ws, rows, split, p2, ignore_index, from_parts):
+    r = max(1, min(FINISH_ROWS, 4096 // p2))
+    nblocks = max(1, -(-rows // r))
+    bsum = torch.empty(nblocks, dtype=torch.float32, device=t.device)
+    bcnt = torch.empty_like(bsum)
+    _finish[(nblocks,)](pm, ps, xt, lossrow, t, out, bsum, bcnt, ws, rows, split, ignore_index, nblocks,
+                        FROM_PARTS=from_parts, R=r, SPLIT_P2=p2, NB_P2=triton.next_power_of_2(nblocks),
+                        num_warps=4)
 
 
 def _prepare(logits, target):
@@ -316,13 +337,12 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int 
         pm = torch.empty(max(rows * split, 1), dtype=torch.float32, device=x.device)
         ps = torch.empty_like(pm)
         xt = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
+        ws = _workspace(x.device, 0, 0)
         if rows:
             _lse_parts[(rows * split,)](x, t, pm, ps, xt, x.stride(0), split, ignore_index, n,
                                        BLOCK=cfg["BLOCK"], PART=cfg["PART"], CONTIG=x.stride(0) == n,
                                        num_warps=cfg["num_warps"])
-        p2 = cfg["SPLIT_P2"]
-        _finish[(1,)](pm, ps, xt, xt, t, out, rows, split, ignore_index, FROM_PARTS=True,
-                      R=max(1, FINISH_TILE // p2), SPLIT_P2=p2, num_warps=8)
+        _finish_launch(pm, ps, xt, xt, t, out, ws, rows, split, cfg["SPLIT_P2"], ignore_index, True)
     return out
 
 
@@ -337,15 +357,14 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
     cfg = plan_fwd_bwd(n, rows, _sm_count(x.device))
     split, p2 = cfg["SPLIT"], cfg["SPLIT_P2"]
     with _on(x.device):
-        cnt = torch.empty(1, dtype=torch.int32, device=x.device)
         lossrow = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
-        _count[(1,)](t, cnt, rows, ignore_index, R=FINISH_TILE, num_warps=8)
+        per_row = 2 * p2 if split > 1 else 0
+        ws = _workspace(x.device, rows if split > 1 else 0, per_row)
         if rows:
-            if split > 1:
-                slots, dep = _workspace(x.device, rows, 2 * p2)
-            else:
-                slots = dep = lossrow  # unused
-            args = (x, t, cnt, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index, n)
+            _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
+            slots = ws[2:2 + rows * per_row] if split > 1 else ws
+            dep = ws[2 + rows * per_row:2 + rows * (per_row + 1)] if split > 1 else ws
+            args = (x, t, ws, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index, n)
             kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=x.stride(0) == n, num_warps=cfg["num_warps"])
             grid = (rows * split,)
             if split > 1 and _INTERPRET:
@@ -353,6 +372,5 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
                 _fwd_bwd[grid](*args, PHASE=2, **kw)
             else:
                 _fwd_bwd[grid](*args, PHASE=0, **kw)
-        _finish[(1,)](lossrow, lossrow, lossrow, lossrow, t, out, rows, 1, ignore_index, FROM_PARTS=False,
-                      R=FINISH_TILE, SPLIT_P2=1, num_warps=8)
+        _finish_launch(lossrow, lossrow, lossrow, lossrow, t, out, ws, rows, 1, 1, ignore_index, False)
     return out, dx

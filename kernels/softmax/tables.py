@@ -1,0 +1,116 @@
+"""The closing-note table of a softmax or cross-entropy run record, and issue 16's targets.
+
+    python kernels/softmax/tables.py records/runs/softmax/h200/<run>.yaml [--ours kr-triton-softmax]
+    python kernels/softmax/tables.py records/runs/cross-entropy/h200/<run>.yaml
+
+Per workload: bytes the floor counts, the floor (those bytes over the copy bandwidth the run
+measured, site_builder/floors.py), our device time (median, µs), every peer's (or its status),
+ours / fastest peer and ours / floor; then the targets, each held or MISSED. Reads the records
+with the engine's loader (no GPU, no torch). Failed, declined and unreached results are shown
+by status and never count as a peer's time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from site_builder import floors
+from site_builder.load import load_catalog
+
+OURS = {"softmax": "kr-triton-softmax", "cross-entropy": "kr-triton-cross-entropy"}
+SHORT = {"not-installed": "n/i", "unsupported": "unsup.", "failed": "FAILED", "crashed": "CRASHED",
+         "timeout": "not run"}
+
+
+def _fmt(us: float) -> str:
+    return f"{us:.1f}" if us < 1000 else f"{us:.0f}"
+
+
+def table(records: Path, run_path: Path, ours: str | None = None) -> str:
+    catalog = load_catalog(records)
+    rel = run_path.resolve().relative_to(records.resolve()).as_posix()
+    [loaded] = [r for r in catalog.runs if r.path == rel]
+    run = loaded.run
+    family = catalog.families[run.family]
+    hardware = catalog.hardware[run.hardware]
+    ours = ours or OURS[run.family]
+    bw = run.environment.copy_bandwidth_gbps if run.environment else None
+    impls = list(dict.fromkeys(r.implementation for r in run.results))
+    peers = [i for i in impls if i != ours]
+    by = {(r.implementation, r.workload): r for r in run.results}
+    lines = [f"Run `{rel}` ({run.environment.gpu if run.environment else run.hardware}; floor = bytes over "
+             f"{bw:.0f} GB/s copy bandwidth measured in the run; device time, median µs)", "",
+             "| workload | kind | MB | floor | ours | " + " | ".join(peers) + " | ours / fastest peer | ours / floor |",
+             "|---" * (7 + len(peers)) + "|"]
+    speedups, misses, floor_rows, fb_rows = [], [], [], []
+
+    def t(impl, wid):
+        r = by.get((impl, wid))
+        if r is None:
+            return None, "—"
+        if r.status == "ok" and r.device_us is not None:
+            return r.device_us.median, _fmt(r.device_us.median)
+        return None, SHORT.get(r.status, r.status)
+
+    for w in family.workloads:
+        fl = floors.floor(family, w, hardware, bw)
+        mb = fl.bytes / 1e6
+        mine, mine_txt = t(ours, w.id)
+        cells, best = [], None
+        for p in peers:
+            v, txt = t(p, w.id)
+            cells.append(txt)
+            if v is not None and (best is None or v < best):
+                best = v
+        vs_peer = mine / best if (mine is not None and best is not None) else None
+        vs_floor = mine / fl.us if mine is not None else None
+        row = [w.id, w.kind, f"{mb:.0f}", _fmt(fl.us), mine_txt, *cells,
+               f"{vs_peer:.2f}" if vs_peer is not None else "—", f"{vs_floor:.2f}" if vs_floor is not None else "—"]
+        lines.append("| " + " | ".join(row) + " |")
+        if vs_peer is not None:
+            speedups.append(1 / vs_peer)
+            if mb > 8 and vs_peer > 1.0:
+                misses.append(f"{w.id} ({vs_peer:.2f}×)")
+        if vs_floor is not None and mb >= 256:
+            floor_rows.append((w.id, vs_floor))
+        if w.kind == "forward+backward" and w.sizes.get("vocab", 0) >= 128256:
+            fb_rows.append((w, fl))
+    lines += ["", "Targets (issue 16):"]
+    n_cmp = len(speedups)
+    lines.append(f"- ours ≤ 1.00× the fastest peer at every workload over 8 MB: "
+                 + ("held" if not misses and n_cmp else "MISSED") + f" ({n_cmp} workloads with ours and a peer"
+                 + (f"; over: {', '.join(misses)}" if misses else "") + ")")
+    if speedups:
+        gm = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
+        lines.append(f"- geometric-mean speed-up over the fastest peer ≥ 1.05: {gm:.3f} — "
+                     + ("held" if gm >= 1.05 else "MISSED"))
+    over = [f"{i} ({v:.2f})" for i, v in floor_rows if v > 1.10]
+    lines.append(f"- ours ≤ 1.10× the floor at ≥ 256 MB: " + ("held" if floor_rows and not over else "MISSED")
+                 + f" ({len(floor_rows)} workloads" + (f"; over: {', '.join(over)}" if over else "") + ")")
+    if fb_rows:
+        lines.append("- forward + backward at vocab ≥ 128256, time / floor (logits read once, dlogits written once):")
+        for w, fl in fb_rows:
+            parts = []
+            for impl in [ours, *peers]:
+                v, txt = t(impl, w.id)
+                parts.append(f"{impl} {v / fl.us:.2f}" if v is not None else f"{impl} {txt}")
+            v, _ = t(ours, w.id)
+            verdict = "held" if v is not None and v / fl.us <= 1.10 else "MISSED"
+            lines.append(f"  - {w.id}: " + ", ".join(parts) + f" — ours ≤ 1.10: {verdict}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--records", type=Path, default=Path("records"))
+    parser.add_argument("--ours", default=None)
+    args = parser.parse_args(argv)
+    print(table(args.records, args.run, args.ours))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -85,6 +85,7 @@ def test_softmax_forward_and_backward_match_float64(rows, cols):
 def test_softmax_plan_splits_long_rows_and_few_rows():
     assert sm.plan(1024, 32768)["SPLIT"] == 1
     assert sm.plan(32000, 4096)["SPLIT"] == 1
+    assert sm.plan(32000, 4096, max_row=sm.MAX_ROW_BWD)["SPLIT"] == 4  # the backward holds two rows
     big = sm.plan(262144, 4096)
     assert big["SPLIT"] > 1 and big["BLOCK"] * big["SPLIT"] >= 262144 and big["BLOCK"] <= sm.SPLIT_BLOCK
     few = sm.plan(262144, 1)
@@ -151,7 +152,7 @@ def test_cross_entropy_plans():
     assert ce.plan_forward(128256, 8192)["SPLIT"] == 1
     few = ce.plan_forward(262144, 4)
     assert few["SPLIT"] > 1 and few["PART"] * few["SPLIT"] >= 262144
-    assert ce.plan_fwd_bwd(32000, 8192)["SPLIT"] == 1
+    assert ce.plan_fwd_bwd(16384, 8192)["SPLIT"] == 1 and ce.plan_fwd_bwd(32000, 8192)["SPLIT"] == 4
     p = ce.plan_fwd_bwd(151936, 4096)
     assert p["SPLIT"] > 1 and (p["SPLIT"] - 1) * p["BLOCK"] < 151936 <= p["SPLIT"] * p["BLOCK"]
 

@@ -11,7 +11,8 @@ One pass over memory: every element of the inputs is read once and every element
 output written once. Two layouts, chosen per (row length, number of rows) by `plan()`, a model
 of the shape (no table of workloads):
 
-* one program per row, the whole row in registers (rows up to `MAX_ROW` elements);
+* one program per row, the whole row in registers (rows up to `MAX_ROW` elements forward,
+  `MAX_ROW_BWD` backward, which holds two);
 * a row split across SPLIT neighbouring programs (long rows, and any row long enough when
   there are too few rows to fill the GPU). Each program keeps its BLOCK columns in registers,
   publishes its partial statistics (forward: its max m_i and sum s_i = sum exp(x - m_i), the
@@ -40,7 +41,10 @@ __all__ = ["softmax_forward", "softmax_backward", "plan"]
 
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 _SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
-MAX_ROW = 32768  # the longest row one program keeps whole in registers
+MAX_ROW = 32768  # the longest row one forward program keeps whole in registers
+# the backward holds two rows (y, dy): at 32768 columns on 32 warps it spills (sm_90, ptxas of
+# triton 3.9: 64 registers a thread and a 64-200 byte stack), at 16384 on 16 warps it does not
+MAX_ROW_BWD = 16384
 SPLIT_BLOCK = 8192  # columns per program of a split row (about 64 kB of bf16 in and out)
 MIN_SPLIT_BLOCK = 2048  # never split a row finer than this (few-row workloads)
 ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
@@ -172,17 +176,17 @@ def _warps(block: int) -> int:
     return 1 << (w.bit_length() - 1)
 
 
-def plan(n: int, rows: int, sms: int = 132) -> dict:
+def plan(n: int, rows: int, sms: int = 132, max_row: int = MAX_ROW) -> dict:
     """Launch configuration from the shape: BLOCK columns per program, SPLIT programs per row.
 
-    A row up to MAX_ROW long stays whole in one program, unless the rows are too few to give
+    A row up to max_row long stays whole in one program, unless the rows are too few to give
     every SM a program (then it splits, down to MIN_SPLIT_BLOCK columns per program); a longer
     row splits into parts of about SPLIT_BLOCK columns (more parts when rows are few, so that
     rows x parts covers the SMs twice); at most 4 x SMs parts per row, so that they can all be
     resident at once."""
     np2 = triton.next_power_of_2(n)
     want = max(1, -(-2 * sms // max(rows, 1)))  # parts per row that would fill the GPU twice
-    if n <= MAX_ROW:
+    if n <= max_row:
         split = 1 if rows >= sms or n < 2 * MIN_SPLIT_BLOCK else min(want, n // MIN_SPLIT_BLOCK)
     else:
         split = max(-(-n // SPLIT_BLOCK), min(want, n // MIN_SPLIT_BLOCK))
@@ -293,7 +297,7 @@ def softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
         dy2 = dy2.contiguous()
     dx2 = dx.view(-1, n)
     rows = dy2.shape[0]
-    cfg = plan(n, rows, _sm_count(dy.device))
+    cfg = plan(n, rows, _sm_count(dy.device), MAX_ROW_BWD)
     with torch.cuda.device(dy.device) if dy.device.type == "cuda" else _nullctx():
         _launch(_bwd, (y2, dy2, dx2), (y2.stride(0), dy2.stride(0), dx2.stride(0)), dx2, n, rows, cfg, 1)
     return dx

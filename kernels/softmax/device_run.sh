@@ -15,7 +15,7 @@ export PYTHONPATH=/tmp/site:$PWD
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu.txt"
 python3 -c "import torch, triton, liger_kernel, pydantic; print('torch', torch.__version__, 'triton', triton.__version__, 'pydantic', pydantic.VERSION)"
 start=$(date +%s)
-timeout 45 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py > "$OUT/gpu_tests.log" 2>&1
+timeout 45 python3 -m pytest -v --tb=short -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py > "$OUT/gpu_tests.log" 2>&1
 echo "GPU tests: exit $? after $(( $(date +%s) - start )) s"; tail -n 25 "$OUT/gpu_tests.log"
 for fam in softmax cross-entropy; do
   before=$(ls records/runs/$fam/h200/ 2>/dev/null)

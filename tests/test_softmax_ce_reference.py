@@ -70,6 +70,8 @@ def test_softmax_tolerance_scales_with_the_row():
     atol, rtol = sm_ref.tolerance("bfloat16", 128256)
     assert atol < 1e-7 and rtol == 1.6e-2  # below the typical output 1/cols = 7.8e-6
     assert sm_ref.tolerance("float32", 1024) == (1e-6 / 1024, 1e-5)
+    assert sm_ref.tolerance("float32", 1024, "backward") == (1e-4 / 1024, 1e-4)  # cancellation in dy − Σ y·dy
+    assert sm_ref.tolerance("bfloat16", 1024, "backward") == sm_ref.tolerance("bfloat16", 1024)
 
 
 @pytest.mark.parametrize("tokens,vocab,valid_pct", [(40, 777, 100), (64, 100, 75), (7, 33, 0)])

@@ -22,7 +22,7 @@ class Softmax(KernelFamily):
         return _reference.reference(case.kind, inputs)
 
     def tolerance(self, case: Case, output: str):
-        atol, rtol = _reference.tolerance(case.dtype, case["cols"])
+        atol, rtol = _reference.tolerance(case.dtype, case["cols"], case.kind)
         return Close(atol, rtol)
 
 

@@ -2,6 +2,8 @@
 
     python kernels/softmax/tables.py records/runs/softmax/h200/<run>.yaml [--ours kr-triton-softmax]
     python kernels/softmax/tables.py records/runs/cross-entropy/h200/<run>.yaml
+    python kernels/softmax/tables.py --log kernels/softmax/logs/run_softmax.log --family softmax \
+        --bandwidth 4223   # from a runner log whose run wrote no record (medians only)
 
 Per workload: bytes the floor counts, the floor (those bytes over the copy bandwidth the run
 measured, site_builder/floors.py), our device time (median, µs), every peer's (or its status),
@@ -14,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from pathlib import Path
+from types import SimpleNamespace
 
 from site_builder import floors
 from site_builder.load import load_catalog
@@ -28,20 +32,43 @@ def _fmt(us: float) -> str:
     return f"{us:.1f}" if us < 1000 else f"{us:.0f}"
 
 
-def table(records: Path, run_path: Path, ours: str | None = None) -> str:
+_LOG_LINE = re.compile(r"^(?P<impl>[a-z0-9][\w.\-]*) · (?P<wid>[\w.\-]+): (?P<status>[a-z\-]+)(?: (?P<us>[\d.]+) µs)?")
+
+
+def results_from_log(path: Path) -> list:
+    """The per-result lines a runner log prints (`impl · workload: ok 12.3 µs`, `...: failed (...)`)."""
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        m = _LOG_LINE.match(line)
+        if m:
+            us = float(m["us"]) if m["us"] else None
+            out.append(SimpleNamespace(implementation=m["impl"], workload=m["wid"], status=m["status"],
+                                       device_us=SimpleNamespace(median=us) if us is not None else None))
+    return out
+
+
+def table(records: Path, run_path: Path | None, ours: str | None = None, *, log: Path | None = None,
+          family_id: str | None = None, hardware_id: str = "h200", bandwidth: float | None = None) -> str:
     catalog = load_catalog(records)
-    rel = run_path.resolve().relative_to(records.resolve()).as_posix()
-    [loaded] = [r for r in catalog.runs if r.path == rel]
-    run = loaded.run
-    family = catalog.families[run.family]
-    hardware = catalog.hardware[run.hardware]
-    ours = ours or OURS[run.family]
-    bw = run.environment.copy_bandwidth_gbps if run.environment else None
-    impls = list(dict.fromkeys(r.implementation for r in run.results))
+    if log is None:
+        rel = run_path.resolve().relative_to(records.resolve()).as_posix()
+        [loaded] = [r for r in catalog.runs if r.path == rel]
+        run = loaded.run
+        family_id, hardware_id, results = run.family, run.hardware, run.results
+        bw = run.environment.copy_bandwidth_gbps if run.environment else None
+        head = (f"Run `{rel}` ({run.environment.gpu if run.environment else run.hardware}; floor = bytes over "
+                f"{bw:.0f} GB/s copy bandwidth measured in the run; device time, median µs)")
+    else:
+        results, bw = results_from_log(log), bandwidth
+        head = (f"From the runner log `{log}` (no run record: medians as the log printed them; floor = bytes "
+                f"over {bw:.0f} GB/s, the copy bandwidth of the same machine's next run; device time, µs)")
+    family = catalog.families[family_id]
+    hardware = catalog.hardware[hardware_id]
+    ours = ours or OURS[family_id]
+    impls = list(dict.fromkeys(r.implementation for r in results))
     peers = [i for i in impls if i != ours]
-    by = {(r.implementation, r.workload): r for r in run.results}
-    lines = [f"Run `{rel}` ({run.environment.gpu if run.environment else run.hardware}; floor = bytes over "
-             f"{bw:.0f} GB/s copy bandwidth measured in the run; device time, median µs)", "",
+    by = {(r.implementation, r.workload): r for r in results}
+    lines = [head, "",
              "| workload | kind | MB | floor | ours | " + " | ".join(peers) + " | ours / fastest peer | ours / floor |",
              "|---" * (7 + len(peers)) + "|"]
     speedups, misses, floor_rows, fb_rows = [], [], [], []
@@ -104,11 +131,16 @@ def table(records: Path, run_path: Path, ours: str | None = None) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", type=Path)
+    parser.add_argument("run", type=Path, nargs="?")
     parser.add_argument("--records", type=Path, default=Path("records"))
     parser.add_argument("--ours", default=None)
+    parser.add_argument("--log", type=Path, default=None, help="a runner log instead of a run record")
+    parser.add_argument("--family", default=None, help="with --log: the family id")
+    parser.add_argument("--bandwidth", type=float, default=None, help="with --log: copy bandwidth, GB/s")
     args = parser.parse_args(argv)
-    print(table(args.records, args.run, args.ours))
+    if (args.run is None) == (args.log is None) or (args.log and not (args.family and args.bandwidth)):
+        parser.error("give a run record, or --log with --family and --bandwidth")
+    print(table(args.records, args.run, args.ours, log=args.log, family_id=args.family, bandwidth=args.bandwidth))
     return 0
 
 

@@ -125,6 +125,11 @@ from . import cli_records  # noqa: E402  (contributor commands: check, new, impo
 for _command in (cli_records.check, cli_records.schemas, cli_records.new, cli_records.import_):
     main.add_command(_command)
 
+from .runner import commands as runner_commands  # noqa: E402  (bench, new kernels)
+
+main.add_command(runner_commands.bench)
+cli_records.new.add_command(runner_commands.new_kernels)
+
 
 if __name__ == "__main__":
     main()

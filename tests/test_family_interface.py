@@ -122,3 +122,18 @@ def test_a_record_the_run_model_refuses_is_kept_aside_not_written(tmp_path):
     [kept] = tmp_path.iterdir()
     assert kept.name.endswith(".yaml.invalid") and str(kept) in str(info.value)
     assert not list(tmp_path.glob("*.yaml"))
+
+
+def test_kernels_are_imported_one_way_never_by_path_or_as_kernels():
+    """families.py is the one place that imports kernels/ (as kr_kernels); no tool loads a module
+    from its file path."""
+    import sys
+
+    from conftest import REPO
+
+    load_family(KERNELS_ROOT, family_ids(KERNELS_ROOT)[0])
+    assert "kernels" not in sys.modules and "kr_kernels" in sys.modules
+    by_path = "spec_from_" + "file_location"  # not written whole, so this file does not match
+    offenders = [str(p.relative_to(REPO)) for folder in ("site_builder", "kernels", "lab", "tests")
+                 for p in (REPO / folder).rglob("*.py") if by_path in p.read_text(encoding="utf-8")]
+    assert offenders == []

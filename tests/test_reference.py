@@ -60,7 +60,8 @@ def test_registry_names_every_implementation_once_with_one_baseline():
     ids = fam.registry.ids()
     assert ids == ["transformers", "torch-rms-norm", "liger-fused", "quack", "kr-triton", "torch-compile"]
     assert [i for i in ids if fam.registry[i].baseline] == ["transformers"]
-    assert fam.registry["kr-triton"].sources[-1].name == "kr_triton.py"
+    assert [p.name for p in fam.registry["kr-triton"].sources] == [
+        "impl_kr_triton.py", "kr_triton.py", "kr_triton_kernels.py", "kr_triton_config.py", "kr_triton_tuned.json"]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

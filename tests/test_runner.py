@@ -159,7 +159,8 @@ def test_interrupted_run_leaves_no_file(toy_records):
 
 def test_runner_and_cli_do_not_import_torch():
     code = ("import sys, site_builder.cli, site_builder.runner, site_builder.runner.run; "
-            "import site_builder.runner.family, site_builder.runner.protocol; "
+            "import site_builder.runner.family, site_builder.runner.protocol, site_builder.runner.commands, "
+            "site_builder.runner.bench, site_builder.runner.scaffold_kernels; "
             "assert 'torch' not in sys.modules; assert 'kernels' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 

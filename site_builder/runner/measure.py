@@ -4,10 +4,11 @@ Correctness first (outputs from NaN-poisoned memory against the family's float64
 inputs unchanged, no aliasing), then device time (CUDA-graph replay over rotating input sets
 that exceed 3x the L2: cold L2), end-to-end time (one call + synchronize), the copy bandwidth,
 the CPU the timing loops are pinned to, and the spread (median, p20, p80, min, max). Used by
-the runner's worker processes (worker.py), by `kernel-records bench` (bench.py) and by any
-sweep tool, so a benchmark and a run record of the same code agree by construction.
+the runner's worker processes (worker.py), and so by `kernel-records bench` (a run that prints
+instead of recording), and by any sweep tool: a benchmark and a run record of the same code are
+the same measurement.
 
-This module imports torch; only worker processes, the bench and tests import it.
+This module imports torch; only worker processes, sweep tools and tests import it.
 """
 
 from __future__ import annotations

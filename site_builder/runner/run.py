@@ -22,7 +22,7 @@ from ..schema import Family
 from . import record as rec
 from .families import KERNELS_ROOT, has_kernels
 from .family import Case
-from .protocol import COPY_BYTES, CPU_PROTOCOL, CPU_SETTINGS, GPU_PROTOCOL, GPU_SETTINGS, SEED
+from .protocol import COPY_BYTES, SEED, protocol_for, settings_for
 from .spawn import Worker, WorkerTimeout
 from .summary import summary_table
 
@@ -211,6 +211,25 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
                timeout: float = 600.0, device: str | None = None, seed: int = SEED,
                budget_s: float | None = None, kernels_root: Path = KERNELS_ROOT,
                console: Console | None = None, timing_cpu: int | None = None) -> Path:
+    """Measure (measure_family) and write the run record, validated; print the summary."""
+    console = console or Console(stderr=True)
+    data, moment, elapsed = measure_family(
+        catalog, family, implementations=implementations, workloads=workloads, timeout=timeout, device=device,
+        seed=seed, budget_s=budget_s, kernels_root=kernels_root, console=console, timing_cpu=timing_cpu)
+    hardware = data["hardware"]
+    path = rec.write_validated(records / "runs" / family.id / hardware, data, moment)
+    console.print(summary_table(family, data, catalog.hardware[hardware]))
+    console.print(f"Wrote {path} ({len(data['results'])} results, {elapsed:.0f} s).")
+    return path
+
+
+def measure_family(catalog, family: Family, *, implementations=(), workloads=(), timeout: float = 600.0,
+                   device: str | None = None, seed: int = SEED, budget_s: float | None = None,
+                   kernels_root: Path = KERNELS_ROOT, console: Console | None = None,
+                   timing_cpu: int | None = None, tool: str = "kernel-records run"):
+    """Everything a run does but write: probe, then one worker per implementation (a fresh one
+    after a crash), then the interleaved end-to-end pass. Returns (the run record's data, its
+    moment, seconds taken). `kernel-records bench` prints what this returns."""
     console = console or Console(stderr=True)
     if not console.is_terminal:
         console.width = max(console.width, 180)  # logs keep every column of the summary table
@@ -228,7 +247,7 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
     if plan.problems:
         raise UserError("\n".join(plan.problems))
     registry = {r["id"]: r for r in info["registry"]}
-    settings = GPU_SETTINGS if device == "cuda" else CPU_SETTINGS  # the timing core's (measure.py)
+    settings = settings_for(device)  # the timing core's (measure.py)
     l2 = info["l2_bytes"] or int((catalog.hardware[hardware].l2_mb or 50) * 1e6)
     job = {**base, "kind": "measure", "seed": seed, "protocol": settings, "l2_bytes": l2,
            "timing_cpu": info["environment"].get("timing_cpu")}
@@ -257,17 +276,14 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
     data = {
         "schema_version": 1, "family": family.id, "hardware": hardware, "trust": "measured",
         "observed": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "protocol": GPU_PROTOCOL if device == "cuda" else CPU_PROTOCOL,
+        "protocol": protocol_for(device),
         "environment": info["environment"], "seed": seed,
-        "notes": (f"Measured by `kernel-records run` in {elapsed:.0f} s; time limit per workload "
+        "notes": (f"Measured by `{tool}` in {elapsed:.0f} s; time limit per workload "
                   f"{timeout:.0f} s; inputs of workload W, set i, drawn from seed {seed} + i "
                   "(see kernels/*/inputs.py)."),
         "results": results,
     }
-    path = rec.write_validated(records / "runs" / family.id / hardware, data, moment)
-    console.print(summary_table(family, data, catalog.hardware[hardware]))
-    console.print(f"Wrote {path} ({len(results)} results, {elapsed:.0f} s).")
-    return path
+    return data, moment, elapsed
 
 
 def _not_installed(catalog, impl_id: str, meta: dict) -> str:

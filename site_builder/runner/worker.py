@@ -74,44 +74,6 @@ def probe(job: dict, family) -> dict:
             "device_name": name, "l2_bytes": l2_bytes}
 
 
-def bench(family, job: dict, emit) -> int:
-    """`kernel-records bench` (bench.py): every implementation of each workload in this one
-    process, through the runner's own measure_one and measure_e2e."""
-    from .family import Case
-    from .measure import measure_e2e, measure_one
-
-    ids = job["implementations"] or family.registry.ids()
-    unknown = [i for i in ids if i not in family.registry]
-    if unknown:
-        emit({"event": "error", "error": f"implementation {unknown[0]!r} has no registered code for {family.id} — "
-                                         f"use one of {', '.join(family.registry.ids())}"})
-        return 0
-    info = probe({**job, "copy_bytes": job["copy_bytes"]}, family)
-    l2 = info["l2_bytes"] or 50 * 10**6
-    emit({"event": "info", "device_name": info["device_name"], "implementations": ids,
-          "copy_bandwidth_gbps": info["environment"]["copy_bandwidth_gbps"], "environment": info["environment"]})
-    job = {**job, "l2_bytes": l2}
-    for data in job["workloads"]:
-        case = Case.from_json(data)
-        found = {}
-        for impl_id in ids:
-            impl = family.registry[impl_id]
-            if impl.missing():
-                found[impl_id] = {"status": "not-installed", "error": f"module {impl.missing()!r} is not importable"}
-                continue
-            found[impl_id] = measure_one(family, impl, case, job)
-            found[impl_id].pop("fatal", None)
-            _cleanup()
-        ok = [i for i, r in found.items() if r["status"] == "ok"]
-        if len(ok) >= 2:
-            e2e = measure_e2e(family, ok, case, job)
-            for impl_id, stat in e2e["e2e_us"].items():
-                found[impl_id]["e2e_us"] = stat
-        emit({"event": "result", "workload": case.id, "results": found})
-        _cleanup()
-    return 0
-
-
 def _cleanup():
     gc.collect()
     try:
@@ -157,8 +119,6 @@ def main(argv=None) -> int:
         return 0
     from .measure import measure_e2e, measure_one
 
-    if job["kind"] == "bench":
-        return bench(family, job, emit)
     if job["kind"] == "e2e":  # one workload at a time, every implementation in this process
         for workload in job["workloads"]:
             emit({"event": "start", "workload": workload["id"]})

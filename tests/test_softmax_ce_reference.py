@@ -3,33 +3,23 @@ their input generators and tolerances (CPU, no Triton)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-ROOT = Path(__file__).resolve().parents[1]
+def _load(family: str, module: str):
+    from site_builder.runner.families import import_module
 
-
-def _load(folder: str, module: str):
-    name = f"kr_test_{folder}_{module}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "kernels" / folder / f"{module}.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
+    return import_module(family, module)
 
 
 sm_ref = _load("softmax", "reference")
 sm_in = _load("softmax", "inputs")
-ce_ref = _load("cross_entropy", "reference")
-ce_in = _load("cross_entropy", "inputs")
+ce_ref = _load("cross-entropy", "reference")
+ce_in = _load("cross-entropy", "inputs")
 
 
 @pytest.mark.parametrize("rows,cols", [(3, 1001), (1, 7), (5, 4097)])

@@ -1,9 +1,10 @@
-"""kernels/softmax/tables.py on a run record this test writes (two workloads of the softmax
+"""lab/softmax/tables.py on a run record this test writes (two workloads of the softmax
 family record it writes, ours and two peers, one declined)."""
 
 from __future__ import annotations
 
-import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 CPU = """
@@ -66,9 +67,6 @@ results:
 
 
 def test_table_and_targets(tmp_path):
-    spec = importlib.util.spec_from_file_location("kr_tables", ROOT / "kernels" / "softmax" / "tables.py")
-    tables = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tables)
     records = tmp_path / "records"
     for sub, name, text in [("hardware", "cpu", CPU), ("families", "softmax", SOFTMAX),
                             *[("implementations", i, _impl(i)) for i in
@@ -78,7 +76,10 @@ def test_table_and_targets(tmp_path):
     run = records / "runs" / "softmax" / "cpu" / "2026-11-30T10-00-00-abcdef.yaml"
     run.parent.mkdir(parents=True)
     run.write_text(RUN.lstrip())
-    text = tables.table(records, run)
+    out = subprocess.run([sys.executable, str(ROOT / "lab" / "softmax" / "tables.py"), str(run), "--records",
+                          str(records)], capture_output=True, text=True, cwd=str(ROOT), timeout=120)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
     rows = {line.split(" | ")[0].strip("| "): line for line in text.splitlines() if line.startswith("| f-") or line.startswith("| b-")}
     # f-fp32: 5 x 1001 fp32 in and out = 40040 bytes: floor 0.04 us at 1000 GB/s
     assert "| f-fp32 | forward | 0 | 0.0 | 50.0 | 60.0 | unsup. | 0.83 |" in rows["f-fp32"]

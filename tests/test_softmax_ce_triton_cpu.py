@@ -6,7 +6,6 @@ loaded by path; if another test module imported Triton compiled first, this file
 again in a fresh process (as tests/test_kr_triton_cpu.py does).
 """
 
-import importlib.util
 import math
 import os
 import subprocess
@@ -41,18 +40,14 @@ def _only_subprocess_runner_here(request):
         pytest.skip("run by test_cpu_suite_in_fresh_process")
 
 
-def _load(folder):
-    name = f"kr_triton_interpreted_{folder}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "kernels" / folder / "kr_triton.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
+def _load(family):
+    from site_builder.runner.families import import_module
+
+    return import_module(family, "kr_triton")
 
 
 sm = _load("softmax") if not _IN_SUBPROCESS else None
-ce = _load("cross_entropy") if not _IN_SUBPROCESS else None
+ce = _load("cross-entropy") if not _IN_SUBPROCESS else None
 
 # (rows, cols): whole rows (>= 132 rows, or short rows), and split rows (long rows, or few rows)
 SHAPES = [(3, 1001), (140, 333), (5, 4097), (1, 40000), (2, 70001), (1, 9000), (133, 5000)]

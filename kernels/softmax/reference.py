@@ -58,7 +58,7 @@ SUBNORMAL = {"float32": 0.0, "bfloat16": 0.0, "float16": 2.0**-24}
 
 #: float32 backward: dx_i = y_i · (dy_i − Σ y·dy) cancels where dy_i ≈ Σ y·dy, and the float32
 #: sum's own rounding (≈ 1e-7 of Σ |y·dy|) then is a large part of dx_i. Seen on the H200
-#: (2026-12-01, kernels/softmax/NOTES.md): under (1e-6 / cols, 1e-5) the float32 eager formula,
+#: (2026-12-01, lab/softmax/NOTES.md): under (1e-6 / cols, 1e-5) the float32 eager formula,
 #: torch's built-in and ours each failed on 2 to 30 of 10^8-10^9 elements, all such cases.
 #: (1e-4 / cols, 1e-4) leaves those a margin of about 100x and is still 0.01 % of the output.
 BWD_FP32 = (1e-4, 1e-4)

@@ -6,7 +6,6 @@ layout; run-to-run bit identity.
     python -m pytest -q tests/gpu/test_softmax_ce_gpu.py
 """
 
-import importlib.util
 import math
 import os
 import subprocess
@@ -42,18 +41,14 @@ def _only_subprocess_runner_here(request):
         pytest.skip("run by test_gpu_suite_in_fresh_process")
 
 
-def _load(folder):
-    name = f"kr_triton_gpu_{folder}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "kernels" / folder / "kr_triton.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
+def _load(family):
+    from site_builder.runner.families import import_module
+
+    return import_module(family, "kr_triton")
 
 
 sm = _load("softmax") if not _IN_SUBPROCESS else None
-ce = _load("cross_entropy") if not _IN_SUBPROCESS else None
+ce = _load("cross-entropy") if not _IN_SUBPROCESS else None
 
 # relative error of the whole tensor (norm) and of every element, per output dtype
 NORM_TOL = {torch.float32: 1e-6, torch.bfloat16: 4e-3, torch.float16: 5e-4}

@@ -1,8 +1,8 @@
 """The closing-note table of a softmax or cross-entropy run record, and issue 16's targets.
 
-    python kernels/softmax/tables.py records/runs/softmax/h200/<run>.yaml [--ours kr-triton-softmax]
-    python kernels/softmax/tables.py records/runs/cross-entropy/h200/<run>.yaml
-    python kernels/softmax/tables.py --log kernels/softmax/logs/run_softmax.log --family softmax \
+    python lab/softmax/tables.py records/runs/softmax/h200/<run>.yaml [--ours kr-triton-softmax]
+    python lab/softmax/tables.py records/runs/cross-entropy/h200/<run>.yaml
+    python lab/softmax/tables.py --log lab/softmax/logs/run_softmax.log --family softmax \
         --bandwidth 4223   # from a runner log whose run wrote no record (medians only)
 
 Per workload: bytes the floor counts, the floor (those bytes over the copy bandwidth the run

@@ -2,17 +2,16 @@
 each variant's registers, stack (spills) and 16-byte global accesses (ptxas and cuobjdump ship
 with the triton wheel). What costs no device time: run it before a device call.
 
-    python kernels/softmax/aot_check.py
+    python lab/softmax/aot_check.py
 """
-import importlib.util, sys, re
+import re
 import triton
 from triton.compiler import ASTSource
 from triton.backends.compiler import GPUTarget
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path); m = importlib.util.module_from_spec(spec); sys.modules[name]=m; spec.loader.exec_module(m); return m
-from pathlib import Path
-ROOT = Path(__file__).resolve().parents[2]
-sm = load("sm", ROOT / "kernels/softmax/kr_triton.py"); ce = load("ce", ROOT / "kernels/cross_entropy/kr_triton.py")
+from site_builder.runner.families import import_module
+
+sm = import_module("softmax", "kr_triton")
+ce = import_module("cross-entropy", "kr_triton")
 target = GPUTarget("cuda", 90, 32)
 def comp(fn, sig, cexpr, warps, label):
     names = fn.arg_names

@@ -4,8 +4,10 @@
 # --budget so it ends inside the call's limit and still writes its record), then the tables.
 # Run from a copy of the worktree beside .whl (the device tool's recipe in the briefing):
 #   rsync ... <worktree>/ /work/main/.gpu-softmax/
-#   run(carry=[".gpu-softmax", ".whl"], command="bash .gpu-softmax/kernels/softmax/device_run.sh")
-# Budgets (seconds; the call's limit is 300): GPU tests 45, each family's run 95 (+12 to write).
+#   run(carry=[".gpu-softmax", ".whl"], command="bash .gpu-softmax/lab/softmax/device_run.sh")
+# Budgets (seconds; the call's limit is 300): GPU tests 45, each family's run 80 (+45 to finish and
+# write). On 2026-12-01 the softmax run under --budget 95 was still running at 107 s and `timeout`
+# killed it before it wrote its record (lab/softmax/NOTES.md).
 set -u
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
@@ -20,11 +22,11 @@ echo "GPU tests: exit $? after $(( $(date +%s) - start )) s"; tail -n 25 "$OUT/g
 for fam in softmax cross-entropy; do
   before=$(ls records/runs/$fam/h200/ 2>/dev/null)
   t0=$(date +%s)
-  timeout 107 python3 -m site_builder.runner --family "$fam" --timeout 25 --budget 95 > "$OUT/run_$fam.log" 2>&1
+  timeout 125 python3 -m site_builder.runner --family "$fam" --timeout 25 --budget 80 > "$OUT/run_$fam.log" 2>&1
   echo "run $fam: exit $? after $(( $(date +%s) - t0 )) s"
   for f in records/runs/$fam/h200/*.yaml; do
     [ -e "$f" ] || continue
-    echo "$before" | grep -qx "$(basename "$f")" || { cp "$f" "$OUT/"; python3 kernels/softmax/tables.py "$f" > "$OUT/table_$fam.md" 2>&1; tail -n 12 "$OUT/table_$fam.md"; }
+    echo "$before" | grep -qx "$(basename "$f")" || { cp "$f" "$OUT/"; python3 lab/softmax/tables.py "$f" > "$OUT/table_$fam.md" 2>&1; tail -n 12 "$OUT/table_$fam.md"; }
   done
   grep -E "Wrote|Error|error" "$OUT/run_$fam.log" | tail -n 5
 done

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 
 import pytest
@@ -190,17 +189,15 @@ def test_the_hash_is_the_runners(tmp_path):
     (folder / "__init__.py").write_text(
         "from site_builder.runner.registry import Registry\nregistry = Registry()\nregister = registry.register\n"
         "from . import impl_liger  # noqa\n")
-    spec = importlib.util.spec_from_file_location("kr_test_hash_family", folder / "__init__.py",
-                                                  submodule_search_locations=[str(folder)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
+    from site_builder.runner.families import import_module, package_name
+
     try:
-        spec.loader.exec_module(module)
+        module = import_module("fused-add-rmsnorm", kernels_root=kernels)
         assert isinstance(module.registry, registry_mod.Registry)
         assert module.registry["liger-fused"].kernel_sha() == kernel_sha(kernels, "fused-add-rmsnorm",
                                                                          "liger-fused")
     finally:
-        for name in [n for n in sys.modules if n.startswith(spec.name)]:
+        for name in [n for n in sys.modules if n.startswith(package_name(kernels))]:
             del sys.modules[name]
 
 

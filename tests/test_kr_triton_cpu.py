@@ -1,11 +1,9 @@
 """CPU tests of kernels/fused_add_rmsnorm/kr_triton.py under the Triton interpreter (float32).
 
-TRITON_INTERPRET=1 is set here, before triton is imported, and a private copy of the module
-is loaded by path, so its kernels are interpreted even if another test module imported the
-GPU build first.
+TRITON_INTERPRET=1 is set here, before triton is imported; if another test module imported
+the GPU build first, the tests run again in a fresh process, so its kernels are interpreted.
 """
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -44,14 +42,9 @@ def _only_subprocess_runner_here(request):
 
 
 def _load():
-    name = "kr_triton_interpreted"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "kernels" / "fused_add_rmsnorm" / "kr_triton.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    from site_builder.runner.families import import_module
+
+    return import_module("fused-add-rmsnorm", "kr_triton")
 
 
 kr = _load() if not _IN_SUBPROCESS else None

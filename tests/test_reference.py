@@ -8,10 +8,36 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from site_builder.runner.families import KERNELS_ROOT, load_family, module_name  # noqa: E402
+from site_builder.runner.families import KERNELS_ROOT, load_family  # noqa: E402
+from site_builder.runner.family import Case, Tensor  # noqa: E402
 
-fam = load_family(KERNELS_ROOT, "fused-add-rmsnorm")
+plugin = load_family(KERNELS_ROOT, "fused-add-rmsnorm")
 PARAMS = {"eps": 1e-6}
+
+
+class fam:  # the family's hooks as these tests call them (a workload dict and the parameters)
+    registry = plugin.registry
+
+    @staticmethod
+    def make_inputs(w, seed, device):
+        return plugin.make_inputs(case(w), seed, device)
+
+    @staticmethod
+    def reference(inputs, params):
+        return plugin.reference(case({"id": "any", "rows": 1, "hidden": 1, "dtype": "float32"}), inputs)
+
+    @staticmethod
+    def tolerance(dtype):
+        c = plugin.tolerance(case({"id": "any", "rows": 1, "hidden": 1, "dtype": dtype}), "y")
+        return c.atol, c.rtol
+
+
+def case(w: dict) -> Case:
+    rows, hidden, dtype = w["rows"], w["hidden"], w["dtype"]
+    t = Tensor(dtype, (rows, hidden))
+    return Case(id=w["id"], dtype=dtype, sizes={"rows": rows, "hidden": hidden}, params=PARAMS,
+                inputs={"x": t, "residual": t, "weight": Tensor(dtype, (hidden,))},
+                outputs={"y": t, "residual_out": t})
 DTYPES = ["float32", "bfloat16", "float16"]
 SHAPES = [(1, 8), (3, 111), (16, 4096), (2, 4097), (5, 5120)]
 
@@ -26,7 +52,7 @@ def within(out, ref, dtype):
 
 
 def test_loaded_under_a_private_name_never_as_kernels():
-    assert module_name("fused-add-rmsnorm") in sys.modules
+    assert "kr_kernels.fused_add_rmsnorm" in sys.modules
     assert "kernels" not in sys.modules and "kernels.fused_add_rmsnorm" not in sys.modules
 
 
@@ -34,7 +60,8 @@ def test_registry_names_every_implementation_once_with_one_baseline():
     ids = fam.registry.ids()
     assert ids == ["transformers", "torch-rms-norm", "liger-fused", "quack", "kr-triton", "torch-compile"]
     assert [i for i in ids if fam.registry[i].baseline] == ["transformers"]
-    assert fam.registry["kr-triton"].sources[-1].name == "kr_triton.py"
+    assert [p.name for p in fam.registry["kr-triton"].sources] == [
+        "impl_kr_triton.py", "kr_triton.py", "kr_triton_kernels.py", "kr_triton_config.py", "kr_triton_tuned.json"]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -43,7 +70,7 @@ def test_eager_implementations_match_the_reference(rows, hidden, dtype):
     inputs = fam.make_inputs(workload(rows, hidden, dtype), 7, "cpu")
     ref = fam.reference(inputs, PARAMS)
     for impl in ("transformers", "torch-rms-norm"):
-        y, h = fam.registry[impl].factory(inputs, PARAMS)()
+        y, h = fam.registry[impl].factory(inputs, case(workload(rows, hidden, dtype)))()
         assert torch.equal(h.double(), ref["residual_out"]), impl  # the rounded sum, exactly
         assert within(y, ref["y"], dtype), impl
 

@@ -159,6 +159,8 @@ def test_interrupted_run_leaves_no_file(toy_records):
 
 def test_runner_and_cli_do_not_import_torch():
     code = ("import sys, site_builder.cli, site_builder.runner, site_builder.runner.run; "
+            "import site_builder.runner.family, site_builder.runner.protocol, site_builder.runner.commands, "
+            "site_builder.runner.bench, site_builder.runner.scaffold_kernels; "
             "assert 'torch' not in sys.modules; assert 'kernels' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 
@@ -197,24 +199,23 @@ def test_rotating_input_sets_stop_at_the_calls_a_loop_makes():
     import torch
 
     from site_builder.runner import measure as m
-    from site_builder.runner.worker import _rotating_calls
+    from site_builder.runner.measure import rotating_calls
 
     made, called = [], []
 
-    def factory(inputs, params):
+    def factory(inputs, case):
         made.append(inputs["seed"])
         return lambda: called.append(inputs["seed"])
 
-    family = SimpleNamespace(make_inputs=lambda workload, seed, device: {"seed": seed})
+    family = SimpleNamespace(make_inputs=lambda case, seed, device: {"seed": seed})
     impl = SimpleNamespace(factory=factory)
-    job = {"device": "cuda", "seed": 100, "params": {}, "l2_bytes": 10**6,
-           "protocol": {"cold_factor": 3.0, "max_sets": 1000}}
-    fn = factory({"seed": 100}, {})
-    assert len(_rotating_calls(family, impl, {}, job, fn, set_bytes=10**4)) == 301  # 3 MB / 10 kB + 1
+    job = {"device": "cuda", "seed": 100, "l2_bytes": 10**6, "protocol": {"cold_factor": 3.0, "max_sets": 1000}}
+    fn = factory({"seed": 100}, None)
+    assert len(rotating_calls(family, impl, None, job, fn, set_bytes=10**4)) == 301  # 3 MB / 10 kB + 1
     made.clear()
-    fns = _rotating_calls(family, impl, {}, job, fn, set_bytes=10**4, at_most=2 * 5)
+    fns = rotating_calls(family, impl, None, job, fn, set_bytes=10**4, at_most=2 * 5)
     assert len(fns) == 10 and made == list(range(101, 110))
-    assert len(_rotating_calls(family, impl, {}, job, fn, set_bytes=10**6, at_most=10)) == 4  # fewer needed
+    assert len(rotating_calls(family, impl, None, job, fn, set_bytes=10**6, at_most=10)) == 4  # fewer needed
     samples = m.wall_time_interleaved({"a": fns}, torch.device("cpu"), rounds=2, block=5)
     assert len(samples["a"]) == 10 and called[3:] == list(range(100, 110))  # after 3 warm-up calls
 

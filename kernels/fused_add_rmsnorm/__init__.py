@@ -1,23 +1,40 @@
-"""Fused add + RMSNorm (family `fused-add-rmsnorm`): reference, inputs and implementations.
+"""Fused add + RMSNorm (family `fused-add-rmsnorm`): inputs, reference and implementations.
 
-Loaded by the runner under a private module name (see site_builder/runner/families.py), never
-as `kernels.fused_add_rmsnorm`. The hooks the runner calls:
+Imported by the runner as `kr_kernels.fused_add_rmsnorm` (site_builder/runner/families.py),
+never as `kernels.fused_add_rmsnorm`. Implements site_builder.runner.family.KernelFamily:
 
-- `make_inputs(workload, seed, device) -> {"x", "residual", "weight"}`
-- `reference(inputs, params) -> {"y", "residual_out"}` in float64
-- `tolerance(dtype) -> (atol, rtol)`
+- `make_inputs(case, seed, device) -> {"x", "residual", "weight"}`
+- `reference(case, inputs) -> {"y", "residual_out"}` in float64
+- `tolerance(case, output)`: per output dtype (reference.TOLERANCES)
 - `registry`: the implementations, registered by the ids of their implementation records.
 """
 
-from site_builder.runner.registry import Registry
+from site_builder.runner.family import Close, KernelFamily
 
-FAMILY_ID = "fused-add-rmsnorm"
+from . import reference as _reference
+from .inputs import make_inputs as _make_inputs
 
-registry = Registry()
-register = registry.register
 
-from .inputs import make_inputs  # noqa: E402
-from .reference import reference, tolerance  # noqa: E402
+class FusedAddRMSNorm(KernelFamily):
+    id = "fused-add-rmsnorm"
+    numerics = _reference.NUMERICS
+    # CPU correctness test: powers of two, segments (5120), masked rows (111, 4097)
+    test_sizes = ({"rows": 1, "hidden": 8}, {"rows": 3, "hidden": 111}, {"rows": 16, "hidden": 4096},
+                  {"rows": 2, "hidden": 4097}, {"rows": 5, "hidden": 5120})
+
+    def make_inputs(self, case, seed, device):
+        return _make_inputs(case, seed, device)
+
+    def reference(self, case, inputs):
+        return _reference.reference(inputs, case.params)
+
+    def tolerance(self, case, output):
+        return Close(*_reference.TOLERANCES[case.outputs[output].dtype])
+
+
+family = FusedAddRMSNorm()
+register = family.registry.register
+
 # Each module registers one implementation; runs and tables follow this order (torch.compile
 # last: compiling every shape takes longest, and a run cut short by its budget loses least).
 from . import impl_transformers  # noqa: E402,F401  (the designated baseline)
@@ -27,4 +44,4 @@ from . import impl_quack  # noqa: E402,F401
 from . import impl_kr_triton  # noqa: E402,F401
 from . import impl_torch_compile  # noqa: E402,F401
 
-__all__ = ["FAMILY_ID", "registry", "register", "make_inputs", "reference", "tolerance"]
+__all__ = ["family", "register"]

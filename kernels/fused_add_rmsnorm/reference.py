@@ -1,6 +1,6 @@
 """The float64 reference and the tolerance each dtype is checked with.
 
-Convention (Hugging Face Llama's, "rounded h"): h = x + residual rounded to the input dtype
+NUMERICS below is the convention, as the family declares it. In full: convention (Hugging Face Llama's, "rounded h"): h = x + residual rounded to the input dtype
 and returned as residual_out; y = weight * h * rsqrt(mean(h^2) + eps), all in float64 from the
 rounded h. Implementations that normalise the unrounded float32 sum (QuACK, FlashInfer) or
 round the normalised value before the weight multiply (Transformers) differ from it by at most
@@ -10,6 +10,9 @@ one or two units in the last place of the output dtype, which the tolerances bel
 from __future__ import annotations
 
 import torch
+
+NUMERICS = ("Hugging Face Llama's: h = x + residual rounded to the input dtype (residual_out); "
+            "y = weight * h * rsqrt(mean(h^2) + eps) from the rounded h")
 
 #: (atol, rtol) per workload dtype, applied elementwise: |out - ref| <= atol + rtol * |ref|.
 #: bfloat16: 8 significant bits, an ulp is up to 2^-7 relative; two or three roundings of
@@ -21,10 +24,6 @@ TOLERANCES = {
     "bfloat16": (1e-3, 1.6e-2),
     "float16": (1e-4, 2e-3),
 }
-
-
-def tolerance(dtype: str) -> tuple[float, float]:
-    return TOLERANCES[dtype]
 
 
 def reference(inputs: dict[str, torch.Tensor], params: dict) -> dict[str, torch.Tensor]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from ..runner import commands as runner_commands  # bench, new kernels (the runner's contributor commands)
 from . import measure, records, site
 from .common import DEFAULT_OUT, DEFAULT_RECORDS, user_errors  # noqa: F401  (re-exported)
 
@@ -19,7 +20,9 @@ def main():
     """Kernel Records: GPU kernel performance records in YAML, rendered as a static site."""
 
 
-COMMANDS = (site.build, site.serve, measure.run, records.check, records.new, records.import_, records.schemas)
+COMMANDS = (site.build, site.serve, measure.run, runner_commands.bench, records.check, records.new, records.import_,
+            records.schemas)
+records.new.add_command(runner_commands.new_kernels)
 
 for _command in COMMANDS:
     main.add_command(_command)

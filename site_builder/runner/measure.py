@@ -1,5 +1,15 @@
-"""Verification and timing inside a worker process. This is the only module that uses torch,
-and only the worker imports it."""
+"""The timing core: one protocol for every published or compared number.
+
+Correctness first (outputs from NaN-poisoned memory against the family's float64 reference,
+inputs unchanged, no aliasing), then device time (CUDA-graph replay over rotating input sets
+that exceed 3x the L2: cold L2), end-to-end time (one call + synchronize), the copy bandwidth,
+the CPU the timing loops are pinned to, and the spread (median, p20, p80, min, max). Used by
+the runner's worker processes (worker.py), and so by `kernel-records bench` (a run that prints
+instead of recording), and by any sweep tool: a benchmark and a run record of the same code are
+the same measurement.
+
+This module imports torch; only worker processes, sweep tools and tests import it.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +18,12 @@ import math
 import os
 import statistics
 import time
+import traceback
 from pathlib import Path
 
 import torch
 
-#: Only the median's neighbours are published; min and max show the tails.
-QUANTILES = (0.2, 0.8)
+from .family import Case, Exact, IndexSet, Tolerance
 
 
 def stat(samples_us: list[float]) -> dict:
@@ -38,7 +48,8 @@ def sync(device: torch.device) -> None:
 
 
 def outputs_by_name(out, names: list[str]) -> dict[str, torch.Tensor]:
-    """Map what a callable returned (tuple in the family's output order, or dict) to names."""
+    """Map what a callable returned (tuple in the case's output order, a dict, or one tensor)
+    to names."""
     if isinstance(out, dict):
         missing = [n for n in names if n not in out]
         if missing:
@@ -76,47 +87,79 @@ def poison_allocator(nbytes: int, device: torch.device) -> None:
     del block
 
 
-def verify(outputs: dict, reference: dict, inputs: dict, snapshot: dict, atol: float,
-           rtol: float) -> tuple[dict, list[str]]:
-    """Compare outputs with the float64 reference elementwise (|out - ref| <= atol + rtol |ref|),
-    check inputs are unchanged and no output aliases an input or another output."""
+def dtype_name(dtype: torch.dtype) -> str:
+    """The record's name of a torch dtype (torch.float8_e4m3fn -> float8_e4m3)."""
+    name = str(dtype).removeprefix("torch.")
+    return {"float8_e4m3fn": "float8_e4m3"}.get(name, name)
+
+
+def _compare(name: str, out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, problems: list[str]):
+    """(max abs error, relative error or None) of one output; problems appended."""
+    if tuple(out.shape) != tuple(ref.shape):
+        problems.append(f"output {name} has shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
+        return 0.0, None
+    if isinstance(tol, (Exact, IndexSet)):
+        o, r = out.detach().to("cpu", torch.float64), ref.detach().to("cpu", torch.float64)
+        if isinstance(tol, IndexSet):
+            o, r = o.sort(dim=tol.dim).values, r.sort(dim=tol.dim).values
+        wrong = int((o != r).sum())
+        if wrong:
+            what = "index sets" if isinstance(tol, IndexSet) else "elements"
+            problems.append(f"output {name}: {wrong} of {o.numel()} {what} differ from the reference "
+                            f"({'the same set of indices' if isinstance(tol, IndexSet) else 'exact match'} required)")
+        return (float((o - r).abs().max()) if o.numel() else 0.0), None
+    o = out.double()
+    finite = torch.isfinite(o)
+    n_bad_values = int((~finite).sum())
+    diff = (o - ref).abs()
+    within = diff <= tol.atol + tol.rtol * ref.abs()  # False for NaN
+    n_out = int((~within).sum())
+    finite_diff = torch.where(finite, diff, torch.zeros_like(diff))
+    max_abs = float(finite_diff.max()) if diff.numel() else 0.0
+    norm = float(ref.norm())
+    rel = float((o - ref).norm()) / norm if (n_bad_values == 0 and norm > 0) else None
+    if n_bad_values:
+        problems.append(f"output {name} has {n_bad_values} non-finite values of {o.numel()} "
+                        "(NaN where an element was never written)")
+    elif n_out:
+        worst = int(diff.flatten().argmax())
+        problems.append(f"output {name}: {n_out} of {o.numel()} elements outside tolerance; "
+                        f"worst at flat index {worst}: {float(o.flatten()[worst]):.6g} vs "
+                        f"{float(ref.flatten()[worst]):.6g}")
+    return max_abs, rel
+
+
+def verify(outputs: dict, reference: dict, inputs: dict, snapshot: dict, tolerances: dict,
+           declared: dict | None = None, destroyed=()) -> tuple[dict, list[str]]:
+    """Compare each output with the reference under its tolerance (`Close`: |out - ref| <=
+    atol + rtol |ref| elementwise; `Exact`; `IndexSet`), check its dtype against the declared
+    one (`declared`: name -> family.Tensor), check inputs are unchanged and no output aliases
+    an input or another output. Inputs in `destroyed` (the implementation overwrites them and
+    was given copies) are exempt from the last two checks."""
     problems: list[str] = []
     for name, tensor in inputs.items():
-        if not torch.equal(tensor, snapshot[name]):
+        if name not in destroyed and not torch.equal(tensor, snapshot[name]):
             problems.append(f"input {name} was modified")
     names = list(outputs)
     for i, name in enumerate(names):
         for iname, tensor in inputs.items():
-            if overlaps(outputs[name], tensor):
+            if iname not in destroyed and overlaps(outputs[name], tensor):
                 problems.append(f"output {name} aliases input {iname}")
         for other in names[i + 1:]:
             if overlaps(outputs[name], outputs[other]):
                 problems.append(f"outputs {name} and {other} share memory")
     max_abs, max_rel = 0.0, 0.0
     for name in names:
-        out, ref = outputs[name], reference[name]
-        if tuple(out.shape) != tuple(ref.shape):
-            problems.append(f"output {name} has shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
+        out = outputs[name]
+        if declared and name in declared and dtype_name(out.dtype) != declared[name].dtype:
+            problems.append(f"output {name} is {dtype_name(out.dtype)}, the family declares {declared[name].dtype}")
             continue
-        o = out.double()
-        finite = torch.isfinite(o)
-        n_bad_values = int((~finite).sum())
-        diff = (o - ref).abs()
-        within = diff <= atol + rtol * ref.abs()  # False for NaN
-        n_out = int((~within).sum())
-        finite_diff = torch.where(finite, diff, torch.zeros_like(diff))
-        max_abs = max(max_abs, float(finite_diff.max()) if diff.numel() else 0.0)
-        norm = float(ref.norm())
-        if n_bad_values == 0 and norm > 0:
-            max_rel = max(max_rel, float((o - ref).norm()) / norm)
-        if n_bad_values:
-            problems.append(f"output {name} has {n_bad_values} non-finite values of {o.numel()} "
-                            "(NaN where an element was never written)")
-        elif n_out:
-            worst = int(diff.flatten().argmax())
-            problems.append(f"output {name}: {n_out} of {o.numel()} elements outside tolerance; "
-                            f"worst at flat index {worst}: {float(o.flatten()[worst]):.6g} vs "
-                            f"{float(ref.flatten()[worst]):.6g}")
+        err, rel = _compare(name, out, reference[name], tolerances[name], problems)
+        max_abs = max(max_abs, err)
+        if rel is not None:
+            max_rel = max(max_rel, rel)
+    atol = max((t.atol for t in tolerances.values()), default=0.0)
+    rtol = max((t.rtol for t in tolerances.values()), default=0.0)
     correctness = {"max_abs_error": float(f"{max_abs:.3g}"), "max_rel_error": float(f"{max_rel:.3g}"),
                    "atol": atol, "rtol": rtol, "passed": not problems}
     return correctness, problems
@@ -337,3 +380,167 @@ def copy_bandwidth_gbps(device: torch.device, nbytes: int, reps: int = 10) -> fl
     if device.type == "cuda":
         torch.cuda.empty_cache()
     return round(2 * (nbytes // 4) * 4 / statistics.median(times) / 1e9, 1)
+
+
+# --- one implementation on one case: check, then time --------------------------------------
+
+
+FATAL_MARKERS = ("illegal memory access", "illegal address", "unspecified launch failure",
+                 "device-side assert", "misaligned address", "CUDA error: an illegal",
+                 "cudaErrorLaunchFailure", "CUDA_ERROR_ILLEGAL")
+
+
+def is_fatal(exc: BaseException) -> bool:
+    """Whether an error leaves the device unusable for the rest of the process."""
+    text = f"{type(exc).__name__}: {exc}"
+    return type(exc).__name__ == "AcceleratorError" or any(m in text for m in FATAL_MARKERS)
+
+
+def short_error(exc: BaseException) -> str:
+    lines = traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).strip()[:1500]
+
+
+def given_inputs(inputs: dict, impl) -> dict:
+    """The inputs an implementation is given: fresh copies of those it declares it destroys."""
+    if not impl.destroys:
+        return inputs
+    return {k: (v.clone() if k in impl.destroys else v) for k, v in inputs.items()}
+
+
+def rotating_calls(family, impl, case: Case, job: dict, fn, set_bytes: int, at_most: int | None = None) -> list:
+    """fn and fresh callables on further input sets (seed + i), enough for one pass over them
+    to exceed the protocol's multiple of the L2 (cold L2), and no more than `at_most` (the calls
+    a loop will make, where that is fewer: the sets past it would never be called); on a CPU,
+    fn alone. Each set is made anew, so an implementation that destroys its inputs overwrites
+    only its own copy."""
+    device, proto = torch.device(job["device"]), job["protocol"]
+    if device.type != "cuda":
+        return [fn]
+    count = n_sets(set_bytes, job["l2_bytes"], proto["cold_factor"], proto["max_sets"])
+    if at_most is not None:
+        count = min(count, at_most)
+    return [fn] + [impl.factory(family.make_inputs(case, job["seed"] + i, device), case)
+                   for i in range(1, count)]
+
+
+def timing_cpu(job: dict, device) -> int | None:
+    """The CPU to time on: the one --timing-cpu gave, else (GPU runs) the least busy one now;
+    None in CPU mode, where torch's threads use every core."""
+    cpu = job.get("timing_cpu")
+    if cpu is None and device.type == "cuda":
+        cpu = pick_timing_cpu()
+    return cpu
+
+
+def check(family, impl, case: Case, seed: int, device) -> tuple:
+    """Correctness first: the implementation's outputs on one input set (drawn from `seed`),
+    computed from NaN-poisoned memory, against the family's reference under each output's
+    tolerance; inputs unchanged (bar those it destroys, given as copies), no aliasing.
+    Returns (the callable, correctness, problems, bytes of one input set with its outputs)."""
+    device = torch.device(device)
+    inputs = family.make_inputs(case, seed, device)
+    if sorted(inputs) != sorted(case.inputs):
+        raise ValueError(f"make_inputs gave {sorted(inputs)}, the family declares {sorted(case.inputs)} "
+                         f"for the {case.kind} kind")
+    snapshot = {k: v.clone() for k, v in inputs.items()}
+    reference = family.reference(case, inputs)
+    tolerances = {name: family.tolerance(case, name) for name in case.outputs}
+    elsize = max(t.element_size() for t in inputs.values())
+    given = given_inputs(inputs, impl)
+    poison_allocator(2 * elsize * sum(r.numel() for r in reference.values()), device)
+    fn = impl.factory(given, case)
+    outputs = outputs_by_name(fn(), list(case.outputs))
+    sync(device)
+    correctness, problems = verify(outputs, reference, given, snapshot, tolerances, case.outputs, impl.destroys)
+    return fn, correctness, problems, set_bytes(inputs, outputs)
+
+
+def measure_one(family, impl, case: Case, job: dict) -> dict:
+    """Check `impl` on `case` against the family's reference, then time it (device and
+    end-to-end). `job`: device, seed, protocol (GPU_SETTINGS or CPU_SETTINGS), l2_bytes,
+    timing_cpu. Returns a result dict (status, error, note, correctness, device_us, e2e_us;
+    `fatal` when the device is unusable afterwards); never raises for the implementation's
+    failures."""
+    from .registry import NotInstalled, Unsupported
+
+    device = torch.device(job["device"])
+    proto, seed = job["protocol"], job["seed"]
+    result: dict = {"status": "ok", "error": None, "note": None}
+    notes = [impl.note] if impl.note else []
+    try:
+        family_note = family.notes(case)
+        if family_note:
+            notes.append(family_note)
+        declined = impl.declines(case.kind)
+        if declined:
+            raise Unsupported(declined)
+        fn, correctness, problems, set_bytes_ = check(family, impl, case, seed, device)
+        result["correctness"] = correctness
+        if problems:
+            result.update(status="failed", error="; ".join(problems)[:1500])
+            return result
+        # compiled and checked above on any CPU; timed below on one: the one given, or the least
+        # busy one now (a virtual CPU's host core can be busy for seconds at a time)
+        cpu = timing_cpu(job, device)
+        if cpu is not None and job.get("timing_cpu") is None:
+            notes.append(f"timed on CPU {cpu}")
+        fns = rotating_calls(family, impl, case, job, fn, set_bytes_)
+        if impl.destroys:
+            notes.append(f"overwrites its input{'s' if len(impl.destroys) > 1 else ''} {', '.join(impl.destroys)}: "
+                         f"checked on a fresh copy, timed on one copy per rotating input set ({len(fns)}), "
+                         "so calls after the first on a set see overwritten values")
+        with pinned(cpu):
+            if device.type == "cuda":
+                result["device_us"], how, calls = device_time_cuda(
+                    fns, proto["budget_s"], proto["device_samples"], proto["target_graph_us"])
+                notes.append(f"{len(fns)} rotating input sets ({len(fns) * set_bytes_ / 1e6:.0f} MB), "
+                             f"{calls} calls per sample")
+                if how != "cuda-graph":
+                    notes.append(f"device time by {how}")
+            else:
+                result["device_us"] = wall_time(fns, device, proto["budget_s"], proto["device_samples"])
+            result["e2e_us"] = wall_time(fns, device, proto["budget_s"], proto["e2e_samples"])
+        if callable(getattr(fn, "kr_note", None)):
+            notes.insert(0, fn.kr_note())
+    except NotInstalled as exc:
+        result.update(status="not-installed", error=str(exc) or "not installed")
+    except Unsupported as exc:
+        result.update(status="unsupported", error=str(exc) or "unsupported")
+    except ModuleNotFoundError as exc:
+        result.update(status="not-installed", error=short_error(exc))
+    except Exception as exc:  # noqa: BLE001 - every failure is recorded, never raised
+        fatal = is_fatal(exc)
+        result.update(status="crashed" if fatal else "failed", error=short_error(exc), fatal=fatal)
+        traceback.print_exc()
+    result["note"] = "; ".join(n for n in notes if n)[:1000] or None
+    return result
+
+
+def measure_e2e(family, impl_ids: list[str], case: Case, job: dict) -> dict:
+    """End-to-end times of one case's implementations, interleaved (wall_time_interleaved),
+    each over its own rotating input sets as in measure_one. Implementations that fail to
+    prepare here are left out with their error: {"e2e_us": {id: stat}, "errors": {id: text}}."""
+    device = torch.device(job["device"])
+    proto = job["protocol"]
+    groups: dict[str, list] = {}
+    errors: dict[str, str] = {}
+    for impl_id in impl_ids:
+        impl = family.registry[impl_id]
+        try:
+            inputs = family.make_inputs(case, job["seed"], device)
+            fn = impl.factory(given_inputs(inputs, impl), case)
+            outputs = outputs_by_name(fn(), list(case.outputs))
+            nbytes = set_bytes(inputs, outputs)
+            del outputs
+            # each implementation makes rounds x block timed calls, one per set in turn
+            groups[impl_id] = rotating_calls(family, impl, case, job, fn, nbytes,
+                                             at_most=proto["e2e_rounds"] * proto["e2e_block"])
+        except Exception as exc:  # noqa: BLE001 - that implementation keeps its own figure
+            errors[impl_id] = short_error(exc)
+            if is_fatal(exc):
+                raise
+    cpu = timing_cpu(job, device)
+    with pinned(cpu):
+        samples = wall_time_interleaved(groups, device, proto["e2e_rounds"], proto["e2e_block"])
+    return {"e2e_us": {k: stat(v) for k, v in samples.items()}, "errors": errors, "cpu": cpu}

@@ -32,12 +32,13 @@ def profile(args) -> None:
 
     from ..records.load import load_catalog
     from .families import KERNELS_ROOT, load_family
+    from .family import Case
+    from .protocol import SEED
 
     catalog = load_catalog(args.records)
     family = catalog.families[args.family]
     module = load_family(KERNELS_ROOT, family.id)
-    params = dict(family.semantics.parameters)
-    workloads = {w.id: {"id": w.id, "dtype": w.dtype, **w.sizes} for w in family.workloads}
+    workloads = {w.id: Case.from_record(family, w) for w in family.workloads}
     device = torch.device("cuda")
     cases = []
     for impl_id in args.implementation:
@@ -46,9 +47,9 @@ def profile(args) -> None:
             print(f"{impl_id}: not installed, skipped", file=sys.stderr)
             continue
         for wid in args.workload:
-            inputs = module.make_inputs(workloads[wid], 1234, device)
+            inputs = module.make_inputs(workloads[wid], SEED, device)
             try:
-                fn = impl.factory(inputs, params)
+                fn = impl.factory(inputs, workloads[wid])
                 for _ in range(3):
                     fn()
                 torch.cuda.synchronize()

@@ -25,6 +25,27 @@ def dump(data: dict) -> str:
     return HEADER + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
 
 
+def write_validated(folder: Path, data: dict, moment: dt.datetime) -> Path:
+    """Validate `data` with the `Run` model, then write it as a new record (write_new). A record
+    the model refuses is our bug: it is kept beside, as `<name>.yaml.invalid` (the loader reads
+    only *.yaml), and the error says where and why."""
+    from pydantic import ValidationError
+
+    from ..errors import UserError
+    from ..records.schema import Run
+
+    text = dump(data)
+    try:
+        Run.model_validate(data)
+    except ValidationError as exc:
+        folder.mkdir(parents=True, exist_ok=True)
+        kept = folder / (record_name(moment) + ".invalid")
+        kept.write_text(text, encoding="utf-8")
+        raise UserError(f"the run record failed validation, so it was not written as a record; its data "
+                        f"is kept in {kept}:\n{exc}") from None
+    return write_new(folder, text, moment)
+
+
 def write_new(folder: Path, text: str, moment: dt.datetime) -> Path:
     """Write `text` to a new file `folder/<time>-<6 hex>.yaml`, all or nothing.
 

@@ -20,44 +20,11 @@ from ..errors import UserError
 from ..records.load import load_catalog
 from ..records.schema import Family
 from . import record as rec
-from .families import KERNELS_ROOT, has_kernels
+from .families import KERNELS_ROOT, family_dir, has_kernels
+from .family import Case
+from .protocol import COPY_BYTES, SEED, protocol_for, settings_for
 from .spawn import Worker, WorkerTimeout
 from .summary import summary_table
-
-SEED = 1234
-
-GPU_PROTOCOL = {
-    "id": "kr-device-cold-l2", "version": 4, "clock": "device", "l2": "cold", "timing": "cuda-graph",
-    "statistic": "median", "quantiles": [0.2, 0.8],
-    "description": (
-        "Outputs checked first against a float64 reference (outputs poisoned with NaN, inputs "
-        "unmodified, no aliasing). Device time: each sample replays a CUDA graph of calls over "
-        "rotating input sets that together exceed 3× the L2 (cold L2), after warm-up; the time "
-        "per call is the replay time over the calls; median, p20, p80, min, max over samples. "
-        "End-to-end: wall time of one Python call followed by a device synchronize, taken "
-        "after every implementation's device times, in one process that holds all of a "
-        "workload's implementations and times them in turn, 30 calls each, for 10 rounds "
-        "(a busy host then weighs on all alike). Timing loops run pinned to one CPU: the "
-        "allowed CPU that ran a short calibration loop fastest just before (the result's note "
-        "names it), or the one given by --timing-cpu (environment.timing_cpu)."),
-}
-CPU_PROTOCOL = {
-    "id": "kr-cpu-wall", "version": 2, "clock": "device", "l2": "warm", "timing": "cpu-wall",
-    "statistic": "median", "quantiles": [0.2, 0.8],
-    "description": ("CPU mode (tests, no GPU): wall time per Python call; same correctness gate; "
-                    "end-to-end re-timed with a workload's implementations in turn, as on a GPU."),
-}
-#: How the worker measures; recorded as the protocol's version 4. Version 1: the timing loops
-#: on whichever CPU the scheduler chose, end-to-end timed in each implementation's own worker;
-#: 2: on one CPU per run, calibrated at its start; 3: on the CPU fastest just before each
-#: workload. Under 1-3 the end-to-end medians of one implementation still jumped by half from one
-#: workload to the next while its neighbours' did not (NOTES.md): a busy host for seconds at a
-#: time, which only timing the implementations in turn removes (version 4).
-GPU_SETTINGS = {"cold_factor": 3.0, "max_sets": 8192, "budget_s": 0.2, "device_samples": 100,
-                "e2e_samples": 300, "target_graph_us": 2000.0, "e2e_rounds": 10, "e2e_block": 30}
-CPU_SETTINGS = {"cold_factor": 0.0, "max_sets": 1, "budget_s": 0.05, "device_samples": 30,
-                "e2e_samples": 30, "target_graph_us": 0.0, "e2e_rounds": 3, "e2e_block": 10}
-
 
 @dataclass
 class Plan:
@@ -67,8 +34,9 @@ class Plan:
     problems: list[str] = field(default_factory=list)
 
 
-def _workload_dict(w) -> dict:
-    return {"id": w.id, "dtype": w.dtype, **w.sizes}
+def _case(family: Family, w) -> dict:
+    """The workload as the family and the worker see it: a family.Case, as JSON."""
+    return Case.from_record(family, w).to_json()
 
 
 def _select(catalog, family: Family, registered: list[dict], implementations, workloads) -> Plan:
@@ -89,7 +57,7 @@ def _select(catalog, family: Family, registered: list[dict], implementations, wo
     by_id = {w.id: w for w in family.workloads}
     for wid in workloads or list(by_id):
         if wid in by_id:
-            plan.workloads.append(_workload_dict(by_id[wid]))
+            plan.workloads.append(_case(family, by_id[wid]))
         elif workloads:
             plan.problems.append(f"unknown workload {wid!r} for {family.id} — use one of "
                                  f"{', '.join(by_id)}")
@@ -243,6 +211,25 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
                timeout: float = 600.0, device: str | None = None, seed: int = SEED,
                budget_s: float | None = None, kernels_root: Path = KERNELS_ROOT,
                console: Console | None = None, timing_cpu: int | None = None) -> Path:
+    """Measure (measure_family) and write the run record, validated; print the summary."""
+    console = console or Console(stderr=True)
+    data, moment, elapsed = measure_family(
+        catalog, family, implementations=implementations, workloads=workloads, timeout=timeout, device=device,
+        seed=seed, budget_s=budget_s, kernels_root=kernels_root, console=console, timing_cpu=timing_cpu)
+    hardware = data["hardware"]
+    path = rec.write_validated(records / "runs" / family.id / hardware, data, moment)
+    console.print(summary_table(family, data, catalog.hardware[hardware]))
+    console.print(f"Wrote {path} ({len(data['results'])} results, {elapsed:.0f} s).")
+    return path
+
+
+def measure_family(catalog, family: Family, *, implementations=(), workloads=(), timeout: float = 600.0,
+                   device: str | None = None, seed: int = SEED, budget_s: float | None = None,
+                   kernels_root: Path = KERNELS_ROOT, console: Console | None = None,
+                   timing_cpu: int | None = None, tool: str = "kernel-records run"):
+    """Everything a run does but write: probe, then one worker per implementation (a fresh one
+    after a crash), then the interleaved end-to-end pass. Returns (the run record's data, its
+    moment, seconds taken). `kernel-records bench` prints what this returns."""
     console = console or Console(stderr=True)
     if not console.is_terminal:
         console.width = max(console.width, 180)  # logs keep every column of the summary table
@@ -253,19 +240,17 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
         raise UserError(f"--timing-cpu {timing_cpu}: this process may run only on CPUs {allowed}; "
                         "pick one of those, or leave the option out to let the runner choose")
     base = {"kernels_root": str(kernels_root), "family": family.id, "device": device}
-    info = _probe({**base, "kind": "probe", "copy_bytes": 2**31 if device == "cuda" else 2**26,
+    info = _probe({**base, "kind": "probe", "copy_bytes": COPY_BYTES[device],
                    "timing_cpu": timing_cpu}, timeout)
     hardware = _match_hardware(catalog, info["device_name"])
     plan = _select(catalog, family, info["registry"], implementations, workloads)
     if plan.problems:
         raise UserError("\n".join(plan.problems))
     registry = {r["id"]: r for r in info["registry"]}
-    settings = GPU_SETTINGS if device == "cuda" else CPU_SETTINGS
+    settings = settings_for(device)  # the timing core's (measure.py)
     l2 = info["l2_bytes"] or int((catalog.hardware[hardware].l2_mb or 50) * 1e6)
     job = {**base, "kind": "measure", "seed": seed, "protocol": settings, "l2_bytes": l2,
-           "timing_cpu": info["environment"].get("timing_cpu"),
-           "inputs": list(family.semantics.inputs), "outputs": list(family.semantics.outputs),
-           "params": dict(family.semantics.parameters)}
+           "timing_cpu": info["environment"].get("timing_cpu")}
     clock = _Clock(budget_s)
     results: list[dict] = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -291,17 +276,14 @@ def run_family(catalog, records: Path, family: Family, *, implementations=(), wo
     data = {
         "schema_version": 1, "family": family.id, "hardware": hardware, "trust": "measured",
         "observed": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "protocol": GPU_PROTOCOL if device == "cuda" else CPU_PROTOCOL,
+        "protocol": protocol_for(device),
         "environment": info["environment"], "seed": seed,
-        "notes": (f"Measured by `kernel-records run` in {elapsed:.0f} s; time limit per workload "
+        "notes": (f"Measured by `{tool}` in {elapsed:.0f} s; time limit per workload "
                   f"{timeout:.0f} s; inputs of workload W, set i, drawn from seed {seed} + i "
                   "(see kernels/*/inputs.py)."),
         "results": results,
     }
-    path = rec.write_new(records / "runs" / family.id / hardware, rec.dump(data), moment)
-    console.print(summary_table(family, data, catalog.hardware[hardware]))
-    console.print(f"Wrote {path} ({len(results)} results, {elapsed:.0f} s).")
-    return path
+    return data, moment, elapsed
 
 
 def _not_installed(catalog, impl_id: str, meta: dict) -> str:
@@ -354,6 +336,9 @@ def run_all(records: Path = Path("records"), *, family: str | None = None, imple
     catalog = load_catalog(records)
     if family is not None and family not in catalog.families:
         raise UserError(f"unknown family {family!r} — use one of {', '.join(sorted(catalog.families))}")
+    if family is not None and not has_kernels(kernels_root, family):
+        raise UserError(f"family {family!r} has no kernels here (no {family_dir(kernels_root, family)}/__init__.py): "
+                        "its records are reported only, so there is nothing to run")
     families = [family] if family else [f for f in sorted(catalog.families) if has_kernels(kernels_root, f)]
     if not families:
         raise UserError(f"no family has kernels under {kernels_root}")

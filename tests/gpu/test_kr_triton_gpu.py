@@ -3,7 +3,6 @@
     python -m pytest -q tests/gpu/test_kr_triton_gpu.py
 """
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -42,14 +41,9 @@ def _only_subprocess_runner_here(request):
 
 
 def _load():
-    name = "kr_triton_gpu_build"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "kernels" / "fused_add_rmsnorm" / "kr_triton.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    from site_builder.runner.families import import_module
+
+    return import_module("fused-add-rmsnorm", "kr_triton")
 
 
 kr = _load() if not _IN_SUBPROCESS else None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ...derive.entries import Entry
 from ...derive.index import SiteIndex
-from ...records.kernel_hash import registered, sha_of
+from ...records.kernel_hash import family_dir, registered, sha_of
 from ...records.load import Catalog
 from .. import urls
 from ..publish import Page, SiteContext
@@ -39,14 +39,22 @@ def challenges(index: SiteIndex, kernels: Path | None = None) -> list[dict]:
     for fid, family in sorted(catalog.families.items()):
         mine = index.family_entries(fid)
         code = registered(kernels, fid) if kernels and Path(kernels).is_dir() else {}
-        out.append({
+        # `run --family F` is offered only where kernels/<F>/ is a package (unknown without kernels/)
+        runnable = not (kernels and Path(kernels).is_dir()) or (family_dir(kernels, fid) / "__init__.py").is_file()
+        fam = {
             "id": fid, "title": family.title, "url": urls.family(fid),
             "missing": _missing(catalog, family, mine),
             "never_measured": _never_measured(catalog, family, mine, code),
             "failed": _failed(family, mine),
             "stale": _stale(family, mine, code),
             "registered": sorted(code),
-        })
+            "runnable": runnable, "package": family_dir(Path("kernels"), fid).as_posix(),
+        }
+        if not runnable:
+            for row in [*fam["missing"], *(w for g in fam["missing"] for w in g["workloads"]), *fam["never_measured"],
+                        *fam["failed"], *fam["stale"]]:
+                row["command"] = None
+        out.append(fam)
     for f in out:
         f["gaps"] = sum(len(g["workloads"]) for g in f["missing"])
     return out

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ...derive.index import SiteIndex
 from ...records.schema import json_schemas
+from ...records.sources import json_schema as source_schema
 from .. import urls
 from ..publish import Data, Page, SiteContext, to_json
 from ..render import ASSETS
@@ -20,6 +21,7 @@ def publish(index: SiteIndex, site: SiteContext):
     yield Page(urls.NOT_FOUND, "404.html", {})
     for name, schema in json_schemas().items():
         yield Data(urls.schema(name), to_json(schema))
+    yield Data(urls.schema("source"), to_json(source_schema()))  # records/sources/*.yaml
     for asset in sorted(ASSETS.rglob("*")):
         if asset.is_file():
             yield Data(urls.asset(asset.relative_to(ASSETS).as_posix()), asset.read_bytes())

@@ -60,11 +60,8 @@ class _Loader(yaml.SafeLoader):
 
 # YAML 1.1 (PyYAML) reads `1e-6` as text: a float needs a dot there. YAML 1.2 and every other
 # reader take it as a number, and so do records: `1e-6`, `1E6`, `+2.5e-3` are floats.
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
+_EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT, list("-+0123456789"))
 
 
 def parse(text: str) -> Document:
@@ -131,7 +128,13 @@ def _fast(text: str) -> Document | None:
         loader.dispose()
 
 
-CLoader = getattr(yaml, "CSafeLoader", None)
+if hasattr(yaml, "CSafeLoader"):
+    class CLoader(yaml.CSafeLoader):
+        """libyaml's loader with the checked path's scalar rules (exponent floats)."""
+
+    CLoader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT, list("-+0123456789"))
+else:
+    CLoader = None
 
 #: The tags of plain values; any other (!!python/..., !!binary, !!set, !custom) is refused.
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "timestamp",

@@ -342,9 +342,29 @@ def test_the_real_csv_every_row_imported_or_listed_counts_from_the_csv(records_c
     unmapped = {n for n, r in rows.items() if r["kernel_name"] not in kernels and
                 r["kernel_name"] not in mapping["skip_kernels"]}
     assert {n for n, w in skipped.items() if "is not in the mapping — add it under `kernels:`" in w} == unmapped
-    rest = Counter(re.sub(r" workload .*", "", w) for n, w in skipped.items() if not w.startswith(
-        ("metric 'memory'", "kernel ", "provider ")))
     catalog = load_catalog(records_copy)
+    refused = set()  # speed rows whose config sets a parameter the family fixes to another value
+    for n, r in rows.items():
+        spec = kernels.get(r["kernel_name"])
+        if not spec or r["metric_name"] != "speed" or r["kernel_provider"] in spec.get("skip_providers", {}):
+            continue
+        config = json.loads(r["extra_benchmark_config_str"] or "{}")
+        fixed = catalog.families[spec["family"]].semantics.parameters
+        for key, param in spec.get("parameters", {}).items():
+            if key in config and float(config[key]) != float(fixed[param]):
+                assert skipped[n].startswith(f"{key} = ") and f"fixes {param} = " in skipped[n], (n, skipped[n])
+                refused.add(n)
+    assert {n for n, w in skipped.items() if re.match(r"\S+ = .*, but family ", w)} == refused
+    for n, w in skipped.items():  # a conflicting duplicate: both rows refused, naming each other
+        m = re.match(r"conflicts with line (\d+): ", w)
+        if m:
+            other = int(m.group(1))
+            assert skipped[other].startswith(f"conflicts with line {n}: "), (n, other)
+            key = ("kernel_name", "kernel_provider", "kernel_operation_mode", "metric_name", "gpu_name")
+            assert [rows[n][k] for k in key] == [rows[other][k] for k in key]
+            assert rows[n]["y_value_50"] != rows[other]["y_value_50"]
+    rest = Counter(re.sub(r" workload .*", "", w) for n, w in skipped.items() if n not in refused and
+                   not w.startswith(("metric 'memory'", "kernel ", "provider ", "conflicts with line ")))
     for n, w in skipped.items():  # what is left: rows of a kind their family declares no workload of
         m = re.match(r"no (\S+) workload", w)
         if m:

@@ -5,13 +5,15 @@ never as `kernels.fused_add_rmsnorm`. Implements site_builder.runner.family.Kern
 
 - `make_inputs(case, seed, device) -> {"x", "residual", "weight"}`
 - `reference(case, inputs) -> {"y", "residual_out"}` in float64
-- `tolerance(case, output)`: per output dtype (reference.TOLERANCES)
+- `tolerance(case, output)`: per input dtype (reference.TOLERANCES)
+- `sample_shapes(n, seed)`, `shape_sets()`, `shape_set("models")`: shapes for the bench (shapes.py)
 - `registry`: the implementations, registered by the ids of their implementation records.
 """
 
 from site_builder.runner.family import Close, KernelFamily
 
 from . import reference as _reference
+from . import shapes as _shapes
 from .inputs import make_inputs as _make_inputs
 
 
@@ -29,7 +31,20 @@ class FusedAddRMSNorm(KernelFamily):
         return _reference.reference(inputs, case.params)
 
     def tolerance(self, case, output):
-        return Close(*_reference.TOLERANCES[case.outputs[output].dtype])
+        # by the input's dtype: with a float32 weight and bf16 input, y is float32 but carries
+        # the bf16 rounding of the normalised value (the convention), so bf16's tolerance
+        return Close(*_reference.TOLERANCES[case.inputs["x"].dtype])
+
+    def sample_shapes(self, n, seed):
+        return _shapes.sample_shapes(n, seed)
+
+    def shape_sets(self):
+        return ("models",)
+
+    def shape_set(self, name):
+        if name != "models":
+            raise KeyError(name)
+        return _shapes.model_shapes()
 
 
 family = FusedAddRMSNorm()

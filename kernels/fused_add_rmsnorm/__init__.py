@@ -13,7 +13,7 @@ never as `kernels.fused_add_rmsnorm`; the same import name when installed on its
 - `make_inputs(case, seed, device) -> {"x", "residual", "weight"}`
 - `reference(case, inputs) -> {"y", "residual_out"}` in float64
 - `tolerance(case, output)`: per input dtype (reference.TOLERANCES)
-- `sample_shapes(n, seed)`, `shape_sets()`, `shape_set("models")`: shapes for the bench (shapes.py)
+- `sample_shapes(n, seed)`, `shape_sets()`, `shape_set("models" | "smoke")`: shapes for the bench (shapes.py)
 - `registry`: the implementations, registered by the ids of their implementation records.
 """
 
@@ -67,12 +67,10 @@ if _ENGINE:
             return _shapes.sample_shapes(n, seed)
 
         def shape_sets(self):
-            return ("models",)
+            return ("models", "smoke")
 
         def shape_set(self, name):
-            if name != "models":
-                raise KeyError(name)
-            return _shapes.model_shapes()
+            return {"models": _shapes.model_shapes, "smoke": _shapes.smoke_shapes}[name]()
 
     family = FusedAddRMSNorm()
     register = family.registry.register

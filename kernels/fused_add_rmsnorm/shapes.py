@@ -6,7 +6,8 @@ rounded to a multiple of 64 and half left arbitrary (odd and prime sizes include
 bfloat16, float16, float32 and bfloat16 input with a float32 weight (then y is float32, torch's
 promotion, as the kernel and the Transformers baseline return it), each with probability 1/4.
 A draw of more than 2^29 elements (rows x hidden) has its rows cut to 2^29 // hidden, so that one
-input set with its float64 reference stays within a GPU's memory (at most 8.6 GB of fp32 I/O).
+input set with its float64 reference stays within a GPU's memory (at most 8.6 GB of fp32 I/O);
+KR_BENCH_MAX_ELEMENTS=<n> lowers that cap (CPU dry runs of the lab scripts), never raises it.
 
 Model sizes: the hidden sizes of current open models at 1, 16, 64, 256, 1024, 4096 and 16384
 rows, in bfloat16.
@@ -15,6 +16,7 @@ rows, in bfloat16.
 from __future__ import annotations
 
 import math
+import os
 import random
 
 from site_builder.runner.family import Shape
@@ -41,7 +43,8 @@ def sample_shapes(n: int, seed: int) -> list[Shape]:
         hidden = _log_uniform(rng, *HIDDEN)
         if i % 2 == 0:  # a multiple of 64 (alternating, so both kinds are always in the set)
             hidden = min(HIDDEN[1], max(HIDDEN[0], 64 * round(hidden / 64)))
-        rows = max(1, min(rows, MAX_ELEMENTS // hidden))
+        cap = min(MAX_ELEMENTS, int(os.environ.get("KR_BENCH_MAX_ELEMENTS") or MAX_ELEMENTS))
+        rows = max(1, min(rows, cap // hidden))
         dtype, tensors = DTYPES[rng.randrange(len(DTYPES))]
         out.append(Shape(sizes={"rows": rows, "hidden": hidden}, dtype=dtype, tensors=dict(tensors)))
     return out
@@ -49,3 +52,11 @@ def sample_shapes(n: int, seed: int) -> list[Shape]:
 
 def model_shapes() -> list[Shape]:
     return [Shape(sizes={"rows": r, "hidden": h}, dtype="bfloat16") for h in MODEL_HIDDEN for r in MODEL_ROWS]
+
+
+def smoke_shapes() -> list[Shape]:
+    """A few small odd shapes of every dtype kind, for a CPU dry run of the lab scripts."""
+    return [Shape(sizes={"rows": 3, "hidden": 1000}, dtype="float32"),
+            Shape(sizes={"rows": 2, "hidden": 4097}, dtype="bfloat16"),
+            Shape(sizes={"rows": 1, "hidden": 256}, dtype="float16"),
+            Shape(sizes={"rows": 5, "hidden": 777}, dtype="bfloat16", tensors={"weight": "float32", "y": "float32"})]

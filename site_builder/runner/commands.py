@@ -35,6 +35,8 @@ def _split(values) -> list[str]:
 @click.option("--set", "sets", multiple=True, help="a named shape set of the family (its shape_sets hook), "
                                                    "comma-separated or repeated")
 @click.option("--models", is_flag=True, help="the family's `models` shape set (same as --set models)")
+@click.option("--timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
+              help="time limit per workload, in seconds (as a run's)")
 @click.option("--budget", "budget_s", type=click.FloatRange(min=1), default=None,
               help="stop starting workloads after this many seconds (the rest are reported as not run)")
 @click.option("--device", type=click.Choice(["cuda", "cpu"]), default=None,
@@ -49,8 +51,8 @@ def _split(values) -> list[str]:
               help="append one JSON line per result to this file (a lab results file, e.g. "
                    "lab/<family>/results.jsonl)")
 @user_errors
-def bench(records, family, workloads, implementations, random_n, seed, sets, models, budget_s, device, kernels,
-          timing_cpu, json_out, append):
+def bench(records, family, workloads, implementations, random_n, seed, sets, models, timeout, budget_s, device,
+          kernels, timing_cpu, json_out, append):
     """Time a family's implementations side by side with the runner's own protocol; print µs,
     GB/s or TFLOP/s, the ratio to the floor and to the best peer. Writes no record. Shapes
     outside the family record (--random, --set, --models) are measured as ad-hoc workloads."""
@@ -59,8 +61,8 @@ def bench(records, family, workloads, implementations, random_n, seed, sets, mod
     extra = {"kernels_root": kernels} if kernels else {}
     named = _split(sets) + (["models"] if models else [])
     run_bench(records, family=family, workloads=_split(workloads), implementations=_split(implementations),
-              random_n=random_n, seed=seed, sets=named, budget_s=budget_s, device=device, timing_cpu=timing_cpu,
-              json_out=json_out, append=append, **extra)
+              random_n=random_n, seed=seed, sets=named, timeout=timeout, budget_s=budget_s, device=device,
+              timing_cpu=timing_cpu, json_out=json_out, append=append, **extra)
 
 
 @click.command("kernels")

@@ -2,8 +2,8 @@
 
 The folder name `kernels` is also the import name of an unrelated PyPI package, so the folder
 is never imported as `kernels`. Instead the repository's `kernels/` folder is the package
-`kr_kernels` (a package made here whose search path is that folder: `kr_kernels.fused_add_rmsnorm`,
-`kr_kernels.fused_add_rmsnorm.kr_triton`), and any other kernels folder (test fixtures) the
+`kr_kernels` (a package made here whose search path is that folder: `kr_kernels.<family>`,
+`kr_kernels.<family>.kr_triton`), and any other kernels folder (test fixtures) the
 package `kr_kernels_<8 hex of its path>`. Modules are then imported by the normal import
 system, never loaded from a file path; inside a family they import each other relatively.
 """
@@ -25,7 +25,7 @@ PACKAGE = "kr_kernels"
 
 
 def folder_name(family_id: str) -> str:
-    """The package folder of a family id (`fused-add-rmsnorm` -> `fused_add_rmsnorm`)."""
+    """The package folder of a family id (`my-family` -> `my_family`)."""
     return family_id.replace("-", "_").replace(".", "_")
 
 

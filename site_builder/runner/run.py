@@ -20,7 +20,7 @@ from ..errors import UserError
 from ..load import load_catalog
 from ..schema import Family
 from . import record as rec
-from .families import KERNELS_ROOT, has_kernels
+from .families import KERNELS_ROOT, family_dir, has_kernels
 from .family import Case
 from .protocol import COPY_BYTES, SEED, protocol_for, settings_for
 from .spawn import Worker, WorkerTimeout
@@ -336,6 +336,9 @@ def run_all(records: Path = Path("records"), *, family: str | None = None, imple
     catalog = load_catalog(records)
     if family is not None and family not in catalog.families:
         raise UserError(f"unknown family {family!r} — use one of {', '.join(sorted(catalog.families))}")
+    if family is not None and not has_kernels(kernels_root, family):
+        raise UserError(f"family {family!r} has no kernels here (no {family_dir(kernels_root, family)}/__init__.py): "
+                        "its records are reported only, so there is nothing to run")
     families = [family] if family else [f for f in sorted(catalog.families) if has_kernels(kernels_root, f)]
     if not families:
         raise UserError(f"no family has kernels under {kernels_root}")

@@ -33,12 +33,17 @@ def floor_band(nbytes: float) -> float | None:
     return None
 
 
+NOT_RUN: list[str] = []
+
+
 def load(paths):
-    """{set: {workload: {impl: row}}}, in order of appearance."""
+    """{set: {workload: {impl: row}}}, in order of appearance (NOT_RUN: workloads a bench's
+    budget left out)."""
     sets: dict = defaultdict(dict)
     for path in paths:
         with open(path) as f:
             data = json.load(f)
+        NOT_RUN.extend(f"{path}: {w}" for w in data.get("not_run", []))
         for row in data["rows"]:
             for s in row.get("sets") or ["record"]:
                 sets[s].setdefault(row["workload"], {})[row["implementation"]] = row
@@ -126,6 +131,9 @@ def main(paths) -> int:
         return 2
     for name, shapes in load(paths).items():
         print("\n".join(table(name, shapes)))
+    if NOT_RUN:
+        print(f"not run (a bench's budget was spent before their group): {len(NOT_RUN)} shapes")
+        print("\n".join(f"  {w}" for w in NOT_RUN))
     return 0
 
 

@@ -199,7 +199,11 @@ def bench(records: Path = Path("records"), *, family: str, workloads=(), impleme
     rows: list[dict] = []
     out: dict = {"family": family, "seed": seed, "groups": []}
     for g in groups:
-        left = None if deadline is None else max(1.0, deadline - time.monotonic())
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left < 1.0:  # nothing would run: not even the probe
+            out.setdefault("not_run", []).extend(g["ids"])
+            console.print(f"not run, the bench's budget was spent: {', '.join(g['ids'])}", highlight=False)
+            continue
         variant = g["family"]
         data, _, _ = measure_family(catalog, variant, implementations=implementations, workloads=g["ids"],
                                     timeout=timeout, device=device, seed=seed, kernels_root=kernels_root,
@@ -226,6 +230,8 @@ def bench(records: Path = Path("records"), *, family: str, workloads=(), impleme
                    protocol_version=data["protocol"]["version"], environment=data["environment"])
         out.setdefault("copy_bandwidth_gbps", bandwidth)
     out["rows"] = rows
+    if "hardware" not in out:
+        raise UserError("nothing was measured: the bench's budget was spent before its first workload")
     if json_out:
         Path(json_out).write_text(json.dumps(out, indent=1) + "\n")
     if append:

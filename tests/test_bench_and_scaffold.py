@@ -96,6 +96,28 @@ def test_bench_measures_shapes_outside_the_record(tmp_path):
     assert unknown.exit_code == 2 and "offers no shape set 'models'" in unknown.output, unknown.output
 
 
+def test_bench_groups_ad_hoc_shapes_by_their_tensor_dtypes():
+    """plan_groups: a shape equal to a record workload keeps its id, repeats are measured once,
+    each tensor-dtype variant gets its own validated record copy."""
+    from site_builder.runner.bench import plan_groups
+
+    fam = load_catalog(TOY_RECORDS).families["toy-scale"]
+    f32 = {"sizes": {"rows": 2, "hidden": 8}, "dtype": "float32"}
+    odd = {"sizes": {"rows": 5, "hidden": 7}, "dtype": "float32"}
+    wide = {"sizes": {"rows": 5, "hidden": 7}, "dtype": "float32", "tensors": {"weight": "float64", "y": "float64"}}
+    groups = plan_groups(fam, ["r1-h8"], [("a", f32), ("a", odd), ("b", odd), ("b", wide)])
+    assert [g["ids"] for g in groups] == [["r1-h8", "r2-h8", "x-rows5-hidden7-fp32"],
+                                          ["x-rows5-hidden7-fp32-weight-fp64-y-fp64"]]
+    assert groups[0]["sets"] == {"r1-h8": ["record"], "r2-h8": ["a"], "x-rows5-hidden7-fp32": ["a", "b"]}
+    plain, variant = groups[0]["family"], groups[1]["family"]
+    assert plain.semantics.inputs["weight"].dtype == "float" and "x-rows5-hidden7-fp32" in {w.id for w in plain.workloads}
+    assert variant.semantics.inputs["weight"].dtype == "float64" and variant.semantics.outputs["y"].dtype == "float64"
+    from site_builder.errors import UserError
+
+    with pytest.raises(UserError, match="does not declare"):
+        plan_groups(fam, [], [("c", {**odd, "tensors": {"bias": "float32"}})])
+
+
 def test_bench_refuses_an_unknown_implementation():
     result = CliRunner().invoke(main, ["bench", "--records", str(TOY_RECORDS), "--kernels", str(TOY_KERNELS),
                                        "--family", "toy-scale", "--device", "cpu", "--impls", "toy-nope"])

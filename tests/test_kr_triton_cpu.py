@@ -303,3 +303,21 @@ def test_model_variants_vs_float64(n, elsize):
     assert err < 1e-5, (cfg, err)
     if elsize == 4:  # the public call picks the same configuration for float32
         check(x, r, w)
+
+
+@pytest.mark.parametrize("n", [n for n, e in MODEL_VARIANTS if e == 2 and n <= 40000])
+@pytest.mark.parametrize("wdtype", [torch.float16, torch.float32])
+def test_model_fp16_input_with_fp16_or_fp32_weight(n, wdtype):
+    """The 2-byte class's configurations through the public call with float16 input (the
+    interpreter handles float16, not bfloat16), the weight float16 or float32 (then y is float32,
+    torch's promotion): residual_out exact, y within float16's tolerance of the float64 reference."""
+    torch.manual_seed(n + 1)
+    x, r = torch.randn(3, n).half(), torch.randn(3, n).half()
+    w = (torch.rand(n) + 0.5).to(wdtype)
+    y, h = kr.fused_add_rmsnorm(x, r, w)
+    hr = (x.double() + r.double()).half()
+    hd = hr.double()
+    yr = w.double() * hd * torch.rsqrt(hd.pow(2).mean(-1, keepdim=True) + 1e-6)
+    assert h.dtype == torch.float16 and torch.equal(h, hr)
+    assert y.dtype == torch.promote_types(wdtype, torch.float16)
+    assert ((y.double() - yr).abs() <= 1e-4 + 2e-3 * yr.abs()).all(), kr.model_config(n, 2)

@@ -63,6 +63,61 @@ def test_bench_checks_correctness_first_as_a_run_does(tmp_path):
     assert status["toy-wrong"]["status"] == "failed" and "outside tolerance" in status["toy-wrong"]["error"]
 
 
+def test_bench_measures_shapes_outside_the_record(tmp_path):
+    """--random draws from the family's sampler, --set takes a named set; shapes the record does
+    not list are ad-hoc workloads, checked against the reference before timing; a shape with
+    other tensor dtypes runs in its own group (a record copy declaring them)."""
+    out = tmp_path / "b.json"
+    result = invoke("bench", "--records", TOY_RECORDS, "--kernels", TOY_KERNELS, "--family", "toy-scale",
+                    "--device", "cpu", "--impls", "toy-good,toy-wrong", "--random", "2", "--seed", "5",
+                    "--set", "tiny", "--json", out)
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    rows = data["rows"]
+    ids = list(dict.fromkeys(r["workload"] for r in rows))
+    assert "r2-h8" in ids and "x-rows3-hidden7-fp32-weight-fp64-y-fp64" in ids and len(ids) == 4, ids
+    import random
+
+    rng = random.Random(5)
+    drawn = [(rng.randint(1, 4), rng.randint(5, 40)) for _ in range(2)]
+    for rows_, hidden in drawn:
+        assert f"x-rows{rows_}-hidden{hidden}-fp32" in ids or (rows_, hidden) in ((1, 8), (2, 8), (3, 16))
+    for r in rows:
+        if r["implementation"] == "toy-good":
+            assert r["status"] == "ok" and r["x_floor"] > 0, r
+        else:
+            assert r["status"] == "failed" and "outside tolerance" in r["error"], r
+    mixed = [r for r in rows if r["tensors"]]
+    assert mixed and all(r["tensors"] == {"weight": "float64", "y": "float64"} for r in mixed)
+    assert mixed[0]["bytes"] == 3 * 7 * 4 + 3 * 7 * 8 + 7 * 8  # x float32; y and the weight float64
+    assert len(data["groups"]) == 2 and {s for r in rows for s in r["sets"]} == {"random-5", "tiny"}
+    unknown = CliRunner().invoke(main, ["bench", "--records", str(TOY_RECORDS), "--kernels", str(TOY_KERNELS),
+                                        "--family", "toy-scale", "--device", "cpu", "--models"])
+    assert unknown.exit_code == 2 and "offers no shape set 'models'" in unknown.output, unknown.output
+
+
+def test_bench_groups_ad_hoc_shapes_by_their_tensor_dtypes():
+    """plan_groups: a shape equal to a record workload keeps its id, repeats are measured once,
+    each tensor-dtype variant gets its own validated record copy."""
+    from site_builder.runner.bench import plan_groups
+
+    fam = load_catalog(TOY_RECORDS).families["toy-scale"]
+    f32 = {"sizes": {"rows": 2, "hidden": 8}, "dtype": "float32"}
+    odd = {"sizes": {"rows": 5, "hidden": 7}, "dtype": "float32"}
+    wide = {"sizes": {"rows": 5, "hidden": 7}, "dtype": "float32", "tensors": {"weight": "float64", "y": "float64"}}
+    groups = plan_groups(fam, ["r1-h8"], [("a", f32), ("a", odd), ("b", odd), ("b", wide)])
+    assert [g["ids"] for g in groups] == [["r1-h8", "r2-h8", "x-rows5-hidden7-fp32"],
+                                          ["x-rows5-hidden7-fp32-weight-fp64-y-fp64"]]
+    assert groups[0]["sets"] == {"r1-h8": ["record"], "r2-h8": ["a"], "x-rows5-hidden7-fp32": ["a", "b"]}
+    plain, variant = groups[0]["family"], groups[1]["family"]
+    assert plain.semantics.inputs["weight"].dtype == "float" and "x-rows5-hidden7-fp32" in {w.id for w in plain.workloads}
+    assert variant.semantics.inputs["weight"].dtype == "float64" and variant.semantics.outputs["y"].dtype == "float64"
+    from site_builder.errors import UserError
+
+    with pytest.raises(UserError, match="does not declare"):
+        plan_groups(fam, [], [("c", {**odd, "tensors": {"bias": "float32"}})])
+
+
 def test_bench_refuses_an_unknown_implementation():
     result = CliRunner().invoke(main, ["bench", "--records", str(TOY_RECORDS), "--kernels", str(TOY_KERNELS),
                                        "--family", "toy-scale", "--device", "cpu", "--impls", "toy-nope"])

@@ -118,7 +118,8 @@ def test_row_independence(rows, n):
 def test_reduction_order_does_not_depend_on_the_row_count(elsize):
     """Per rows bucket only launch knobs may change, never what orders the sum of squares."""
     gpu = torch.device("cuda")
-    hiddens = sorted({k[0] for k in kr._TUNED} | {k[0] for k in kr._KNOBS} | {111, 4097, 65536, 131072})
+    hiddens = sorted({h for group in kr._ANCHORS.values() for h, _ in group} | {k[0] for k in kr._KNOBS}
+                     | {111, 4097, 65536, 131072})
     for n in hiddens:
         layouts = {kr.reduction_layout(kr._config_for(n, elsize, rows, gpu)) for rows in (1, 256, 257, 8192, 8193)}
         assert len(layouts) == 1, (n, elsize, layouts)
@@ -169,9 +170,8 @@ def test_configs_are_launchable(n, elsize):
     for cfg in kr.candidate_configs(n, elsize) + [kr._default_config(n, elsize)]:
         w = cfg["num_warps"]
         assert 1 <= w <= 32 and w & (w - 1) == 0, cfg
-    for key, cfg in kr._TUNED.items():
-        w = cfg["num_warps"]
-        assert 1 <= w <= 32 and w & (w - 1) == 0, (key, cfg)
+    w = kr.model_config(n, elsize)["num_warps"]
+    assert 1 <= w <= 32 and w & (w - 1) == 0, (n, elsize)
 
 
 def test_segments():
@@ -203,3 +203,121 @@ def test_refusals(bad):
         x = x.tolist()
     with pytest.raises(ValueError):
         kr.fused_add_rmsnorm(x, r, w)
+
+
+# --- the configuration model (kr_triton_config.model_config, issue 14) -------------------------
+
+FIXTURES = ROOT / "tests" / "fixtures"
+# the family's 24 workloads (rows, hidden, element size), as the record listed them when the
+# exact-workload table (tests/fixtures/kr_triton_tuned_4f4d63e.json) was replaced by the model
+FAMILY_24 = [(2048, n, 4) for n in (1024, 2048, 4096, 8192, 16384, 32768)] + \
+    [(2048, n, 2) for n in (1024, 2048, 4096, 8192, 16384, 32768)] + \
+    [(r, n, 2) for r in (1, 16, 128) for n in (4096, 8192)] + \
+    [(2048, 5120, 2), (2048, 7168, 2), (2048, 65536, 2), (2048, 131072, 2), (32768, 4096, 2), (32768, 8192, 4)]
+
+
+def _old_table():
+    import json
+
+    data = json.loads((FIXTURES / "kr_triton_tuned_4f4d63e.json").read_text())
+    return {(t["hidden"], t["elsize"]): kr._cfg_from_json(t["cfg"]) for t in data["tuned"]}
+
+
+def test_model_gives_the_24_workloads_their_configurations():
+    old = _old_table()
+    assert len({(n, e) for _, n, e in FAMILY_24}) == len(old) == 16
+    for rows, n, elsize in FAMILY_24:
+        cfg = kr.model_config(n, elsize)
+        print(f"{rows} x {n} (elsize {elsize}): {kr.model_anchor(n, elsize)} {cfg}")
+        assert cfg == old[(n, elsize)], (rows, n, elsize, cfg, old[(n, elsize)])
+        # what a call launches (the interpreter turns a split row into the chunked kernel)
+        got = kr._config_for(n, elsize, rows, torch.device("cpu"))
+        assert got == kr._resolve(old[(n, elsize)], n, torch.device("cpu")), (rows, n, elsize)
+
+
+def _hiddens():
+    import random
+
+    rng = random.Random(14)
+    odd = {rng.randrange(256, 131073) for _ in range(60)}
+    return sorted(odd | {256, 257, 384, 1000, 1023, 1025, 2880, 3584, 4097, 5120, 5525, 6144, 7168, 7680, 12288,
+                         14336, 18432, 28672, 32767, 32769, 38275, 49152, 65535, 65536, 65537, 98304, 131071,
+                         131072} | {8, 64, 111})
+
+
+@pytest.mark.parametrize("elsize", [2, 4])
+def test_model_is_sensible_over_the_whole_range(elsize):
+    """Every hidden size 8..131072 (odd ones too) gets a launchable configuration that keeps a
+    few 16-byte vectors per thread, covers the row exactly once, and never depends on rows."""
+    vec = 16 // elsize
+    gpu = torch.device("cuda")
+    for n in _hiddens():
+        cfg = kr.model_config(n, elsize)
+        w = cfg["num_warps"]
+        assert 1 <= w <= 32 and w & (w - 1) == 0, (n, cfg)
+        p = triton.next_power_of_2(n)
+        if cfg["kind"] == "rows":
+            assert cfg["S"] == (p, 0, 0, 0) and cfg["MASK_COLS"] == (p != n), (n, cfg)
+            per_thread = cfg["ROWS"] * p // (w * 32)
+            assert 1 <= cfg["ROWS"] <= 128 and cfg["ROWS"] & (cfg["ROWS"] - 1) == 0, (n, cfg)
+        elif cfg["kind"] == "row1":
+            assert cfg["BLOCK"] == p and cfg["MASK_COLS"] == (p != n), (n, cfg)
+            per_thread = p // (w * 32)
+        else:
+            assert cfg["kind"] == "split", (n, cfg)
+            assert n > 16384 and cfg["BLOCK"] * cfg["SPLIT"] >= n > cfg["BLOCK"] * cfg["SPLIT"] // 2, (n, cfg)
+            assert cfg["SPLIT"] <= 132 and cfg["SPLIT"] & (cfg["SPLIT"] - 1) == 0, (n, cfg)
+            per_thread = cfg["BLOCK"] // (w * 32)
+        # fp32 keeps at most 64 elements of a row per thread in registers, as the anchors do
+        assert per_thread <= 64 and (per_thread >= vec or n < 256 * vec), (n, cfg, per_thread)
+        layouts = {kr.reduction_layout(kr._config_for(n, elsize, rows, gpu)) for rows in (1, 7, 256, 257, 8193, 65536)}
+        assert len(layouts) == 1, (n, layouts)
+    # bf16 and fp16 share one class; the weight's dtype does not enter
+    assert kr.model_config(12288, 2) == kr._config_for(12288, 2, 4096, torch.device("cpu"))
+
+
+# (n, element size of the configuration): one of every variant the model chooses, at odd sizes
+MODEL_VARIANTS = [(111, 4), (300, 4), (1000, 4), (1536, 4), (2880, 4), (5525, 4), (12288, 4), (18432, 4),
+                  (38275, 4), (111, 2), (300, 2), (1000, 2), (1536, 2), (2880, 2), (4097, 2), (6144, 2),
+                  (7680, 2), (14336, 2), (18432, 2), (38275, 2), (98304, 2)]
+
+
+def test_model_variants_cover_every_kind():
+    kinds = {(kr.model_config(n, e)["kind"], kr.model_config(n, e).get("ROWS", 1) > 1,
+              kr.model_config(n, e).get("MASK_COLS", True)) for n, e in MODEL_VARIANTS}
+    assert {("rows", True, True), ("rows", False, True), ("row1", False, True), ("split", False, True)} <= kinds
+
+
+@pytest.mark.parametrize("n,elsize", MODEL_VARIANTS)
+def test_model_variants_vs_float64(n, elsize):
+    """Each configuration the model picks, run under the interpreter in float32 on an odd shape
+    (a split row runs as the chunked kernel here: its programs wait for each other)."""
+    torch.manual_seed(n)
+    rows = 3 if n <= 20000 else 2
+    x, r, w = torch.randn(rows, n), torch.randn(rows, n), torch.randn(n)
+    cfg = kr._resolve(kr.model_config(n, elsize), n, torch.device("cpu"))
+    y, h = kr._run_cfg(cfg, x, r, w)
+    yr, hr = ref64(x, r, w)
+    assert torch.equal(h, hr), cfg
+    err = ((y.double() - yr).norm() / yr.norm()).item()
+    assert err < 1e-5, (cfg, err)
+    if elsize == 4:  # the public call picks the same configuration for float32
+        check(x, r, w)
+
+
+@pytest.mark.parametrize("n", [n for n, e in MODEL_VARIANTS if e == 2 and n <= 40000])
+@pytest.mark.parametrize("wdtype", [torch.float16, torch.float32])
+def test_model_fp16_input_with_fp16_or_fp32_weight(n, wdtype):
+    """The 2-byte class's configurations through the public call with float16 input (the
+    interpreter handles float16, not bfloat16), the weight float16 or float32 (then y is float32,
+    torch's promotion): residual_out exact, y within float16's tolerance of the float64 reference."""
+    torch.manual_seed(n + 1)
+    x, r = torch.randn(3, n).half(), torch.randn(3, n).half()
+    w = (torch.rand(n) + 0.5).to(wdtype)
+    y, h = kr.fused_add_rmsnorm(x, r, w)
+    hr = (x.double() + r.double()).half()
+    hd = hr.double()
+    yr = w.double() * hd * torch.rsqrt(hd.pow(2).mean(-1, keepdim=True) + 1e-6)
+    assert h.dtype == torch.float16 and torch.equal(h, hr)
+    assert y.dtype == torch.promote_types(wdtype, torch.float16)
+    assert ((y.double() - yr).abs() <= 1e-4 + 2e-3 * yr.abs()).all(), kr.model_config(n, 2)

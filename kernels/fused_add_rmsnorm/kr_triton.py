@@ -14,9 +14,10 @@ in general ``y.dtype == torch.promote_types(weight.dtype, x.dtype)``.
 ``residual_out`` always has the input dtype.
 
 The code is in three parts: the Triton kernels (kr_triton_kernels.py), their launch
-configuration (kr_triton_config.py, the tuned table as data in kr_triton_tuned.json) and this
-host wrapper, which checks the inputs, picks a configuration and launches. Four kernels, one
-chosen per (hidden, element size) (a row's arithmetic never depends on how many rows come with it):
+configuration (kr_triton_config.py: a model of the shape and dtype over size classes, its anchors
+as data in kr_triton_tuned.json) and this host wrapper, which checks the inputs, picks a
+configuration and launches. Four kernels, one chosen per (hidden, element size) (a row's
+arithmetic never depends on how many rows come with it):
 
 * ``_k_rows``: the whole row lives in registers; one pass over memory. A program handles
   ROWS rows (several rows per program for small hidden sizes). The row is split into up
@@ -46,9 +47,10 @@ import torch
 import triton
 
 from .kr_triton_config import (  # noqa: F401  (the configuration, also for tests and sweeps)
-    _INT32_MAX, _INTERPRET, _KNOB_NAMES, _KNOBS, _SUPPORTED, _TUNED, _HINTS, _bucket, _chunked_cfg, _config_for,
+    _ANCHORS, _INT32_MAX, _INTERPRET, _KNOB_NAMES, _KNOBS, _SUPPORTED, _TUNED, _HINTS, _bucket, _cfg_from_json,
+    _chunked_cfg, _config_for, _resolve,
     _default_config, _pdl_supported, _pow2_segments, _row1_cfg, _rows_cfg, _split_cfg, _split_possible,
-    candidate_configs, reduction_layout)
+    candidate_configs, model_anchor, model_config, reduction_layout)
 from .kr_triton_kernels import KERNELS, _k_rows  # noqa: F401  (_k_rows: tests check it is interpreted)
 
 __all__ = ["fused_add_rmsnorm"]

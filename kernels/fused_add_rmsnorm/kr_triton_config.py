@@ -1,5 +1,6 @@
-"""Launch configurations of kr_triton's kernels: the heuristic default, the tuned table (data:
-kr_triton_tuned.json), the rows buckets, and the candidates a sweep times.
+"""Launch configurations of kr_triton's kernels: the configuration model (`model_config`, its
+anchors as data in kr_triton_tuned.json), the heuristic default (for a size class the model has
+no anchor for), the rows buckets, and the candidates a sweep times.
 
 A configuration is a dict: `kind` (rows, row1, split, chunked: the kernel), its block shape,
 `num_warps`, and launch knobs that leave the arithmetic alone (HINTS, PDL, W_EARLY).
@@ -106,12 +107,14 @@ def _default_config(n: int, elsize: int) -> dict:
     return _rows_cfg(segs, mask, rows, warps)
 
 
-# Tuned on the H200 (see lab/fused_add_rmsnorm/NOTES.md). A row's result must not depend on how many rows come with
-# it, so everything that fixes the order of the sum of squares (kernel kind, block shape,
-# warps, rows per program) is chosen per (hidden, element size) alone: _TUNED. Per rows bucket
-# (0: <= 256 rows, decode; 1: <= 8192; 2: more) only launch knobs that leave the arithmetic
-# alone may change: _KNOBS (cache hints, PDL, weight loaded early). Anything missing falls back
-# to _default_config. KR_TRITON_CONFIGS=<json file> overrides entries (tuning runs):
+# The configuration model (lab/fused_add_rmsnorm/NOTES.md, "Issue 14: the configuration model").
+# A row's result must not depend on how many rows come with it, so everything that fixes the
+# order of the sum of squares (kernel kind, block shape, warps, rows per program) is chosen per
+# (hidden, element size) alone, by `model_config`. Per rows bucket (0: <= 256 rows, decode;
+# 1: <= 8192; 2: more) only launch knobs that leave the arithmetic alone may change: _KNOBS
+# (cache hints, PDL, weight loaded early; empty since sweep 8). KR_TRITON_CONFIGS=<json file>
+# overrides entries for tuning runs: _TUNED (exact (hidden, element size) -> configuration, empty
+# otherwise) and _KNOBS, in the format of kr_triton_tuned.json's `knobs` or
 # [{"key": [n, elsize], "cfg": {...}}, {"key": [n, elsize, bucket], "knobs": {...}}, ...].
 def _bucket(n_rows: int) -> int:
     return 0 if n_rows <= 256 else (1 if n_rows <= 8192 else 2)
@@ -130,28 +133,36 @@ def _cfg_from_json(cfg: dict) -> dict:
     return cfg
 
 
-def _read(items_tuned, items_knobs, tuned: dict, knobs: dict) -> None:
-    for item in items_tuned:
-        tuned[(item["hidden"], item["elsize"])] = _cfg_from_json(item["cfg"])
-    for item in items_knobs:
+def _elclass(elsize: int) -> int:
+    """bf16 and fp16 share one class (same bytes, same code but the conversions); fp32 its own."""
+    return 4 if elsize >= 4 else 2
+
+
+def _read_knobs(items, knobs: dict) -> None:
+    for item in items:
         knobs[(item["hidden"], item["elsize"], item["bucket"])] = {
             k: item["knobs"][k] for k in _KNOB_NAMES if k in item["knobs"]}
 
 
-def _load_tuned() -> tuple[dict, dict]:
-    """The tuned table (kr_triton_tuned.json), then KR_TRITON_CONFIGS=<json file> over it
-    (tuning runs; the same format, or bench-era entries {"key": [n, elsize], "cfg": ...} and
-    {"key": [n, elsize, bucket], "knobs": ...})."""
+def _load_model() -> tuple[dict, dict, dict]:
+    """(anchors by element-size class: sorted [(hidden, cfg)], overrides, knobs)."""
+    anchors: dict[int, list] = {}
     tuned: dict[tuple[int, int], dict] = {}
     knobs: dict[tuple[int, int, int], dict] = {}
     data = json.loads(TUNED_FILE.read_text())
-    _read(data["tuned"], data["knobs"], tuned, knobs)
+    for item in data["anchors"]:
+        anchors.setdefault(_elclass(item["elsize"]), []).append((item["hidden"], _cfg_from_json(item["cfg"])))
+    for group in anchors.values():
+        group.sort(key=lambda a: a[0])
+    _read_knobs(data.get("knobs", []), knobs)
     path = os.environ.get("KR_TRITON_CONFIGS")
     if path:
         with open(path) as f:
             extra = json.load(f)
         if isinstance(extra, dict):
-            _read(extra.get("tuned", []), extra.get("knobs", []), tuned, knobs)
+            for item in extra.get("tuned", []):
+                tuned[(item["hidden"], item["elsize"])] = _cfg_from_json(item["cfg"])
+            _read_knobs(extra.get("knobs", []), knobs)
         else:
             for item in extra:
                 key = tuple(item["key"])
@@ -159,10 +170,74 @@ def _load_tuned() -> tuple[dict, dict]:
                     tuned[key] = _cfg_from_json(item["cfg"])
                 else:
                     knobs[key] = {k: item["knobs"][k] for k in _KNOB_NAMES if k in item["knobs"]}
-    return tuned, knobs
+    return anchors, tuned, knobs
 
 
-_TUNED, _KNOBS = _load_tuned()
+_ANCHORS, _TUNED, _KNOBS = _load_model()
+
+
+def _knobs_of(cfg: dict) -> dict:
+    return {k: cfg[k] for k in _KNOB_NAMES if k in cfg}
+
+
+def _adapt(cfg: dict, n: int) -> dict:
+    """An anchor's configuration applied to a row of n elements of the same size class."""
+    kind, warps, knobs = cfg["kind"], cfg["num_warps"], _knobs_of(cfg)
+    p = triton.next_power_of_2(n)
+    if kind == "rows":
+        return {**_rows_cfg([p], p != n, cfg["ROWS"], warps), **knobs}
+    if kind == "row1":
+        return {**_row1_cfg(n, warps), **knobs}
+    if kind == "split":
+        return {**_split_cfg(n, cfg["BLOCK"], warps), **knobs}
+    return {**_chunked_cfg(min(cfg["BLOCK"], p), warps), **{k: v for k, v in knobs.items() if k != "W_EARLY"}}
+
+
+_MAX_ROWS_PER_PROGRAM = 128
+_MODEL_CACHE: dict = {}
+
+
+def model_config(n: int, elsize: int) -> dict:
+    """The launch configuration of a row of n elements of elsize bytes (x's dtype), from the
+    anchors (kr_triton_tuned.json, whose `about` states the three rules). Never depends on the
+    number of rows. A new dict each call."""
+    key = (n, elsize)
+    cfg = _MODEL_CACHE.get(key)
+    if cfg is None:
+        cfg = _MODEL_CACHE[key] = _model(n, elsize)
+    return dict(cfg)
+
+
+def model_anchor(n: int, elsize: int):
+    """(rule, anchor hidden) behind model_config(n, elsize): for notes, tests and sweeps."""
+    anchors = _ANCHORS.get(_elclass(elsize))
+    if not anchors:
+        return ("default", None)
+    p = triton.next_power_of_2(n)
+    same = [h for h, _ in anchors if triton.next_power_of_2(h) == p]
+    if same:
+        return ("class", min(same, key=lambda h: (abs(h - n), -h)))
+    if p < triton.next_power_of_2(anchors[0][0]):
+        return ("below", anchors[0][0])
+    if p > triton.next_power_of_2(anchors[-1][0]) and anchors[-1][1]["kind"] == "split":
+        return ("above", anchors[-1][0])
+    return ("default", None)
+
+
+def _model(n: int, elsize: int) -> dict:
+    rule, hidden = model_anchor(n, elsize)
+    if rule == "default":
+        return _default_config(n, elsize)
+    anchor = dict(_ANCHORS[_elclass(elsize)])[hidden]
+    if rule == "class":
+        return anchor if n == hidden else _adapt(anchor, n)
+    if rule == "above":
+        return _adapt(anchor, n)
+    # below: keep the smallest class's tile (rows per program x block) and warps
+    p, p0 = triton.next_power_of_2(n), triton.next_power_of_2(hidden)
+    rows0 = anchor["ROWS"] if anchor["kind"] == "rows" else 1
+    rows = max(1, min(_MAX_ROWS_PER_PROGRAM, rows0 * p0 // p))
+    return {**_rows_cfg([p], p != n, rows, anchor["num_warps"]), **_knobs_of(anchor)}
 
 
 def reduction_layout(cfg: dict) -> tuple:
@@ -187,9 +262,9 @@ def _resolve(cfg: dict, n: int, device: torch.device) -> dict:
 
 
 def _config_for(n: int, elsize: int, n_rows: int, device: torch.device | None = None) -> dict:
-    cfg = _TUNED.get((n, elsize))
+    cfg = _TUNED.get((n, elsize))  # a tuning run's override, else the model
     if cfg is None:
-        cfg = _default_config(n, elsize)
+        cfg = model_config(n, elsize)
     knobs = _KNOBS.get((n, elsize, _bucket(n_rows)))
     if knobs:
         cfg = {**cfg, **knobs}

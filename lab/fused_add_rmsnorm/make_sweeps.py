@@ -27,6 +27,17 @@ from site_builder.runner.families import import_module  # noqa: E402
 
 kr = import_module("fused-add-rmsnorm", "kr_triton")
 
+
+class _Current(dict):
+    """kr._TUNED as these sweeps read it: an override if a tuning run set one, else the model's
+    configuration (issue 14 replaced the exact-workload table by kr.model_config)."""
+
+    def __missing__(self, key):
+        return kr._TUNED.get(key) or kr.model_config(*key)
+
+
+CURRENT = _Current()
+
 KNOBS = [dict(HINTS=h, PDL=p, W_EARLY=we) for h in (0, 1, 2) for p in (True, False) for we in (False, True)]
 KNOBS_8 = [dict(HINTS=h, PDL=p, W_EARLY=we) for h in (0, 2) for p in (True, False) for we in (False, True)]
 KNOBS_ROBUST = [dict(HINTS=h, PDL=p, W_EARLY=we) for h in (0, 3) for p in (True, False) for we in (False, True)]
@@ -54,7 +65,7 @@ def sweep6():
         cands[f"2048x{n}:{dt}"] = variants(split_layouts(n, el, (8192, 16384, 32768)), KNOBS_SHORT) + [
             kr._chunked_cfg(16384, 32)]
     for n, dt, el in ((32768, "fp32", 4), (32768, "bf16", 2), (16384, "fp32", 4), (16384, "bf16", 2)):
-        cur = kr._TUNED[(n, el)]
+        cur = CURRENT[(n, el)]
         cands[f"2048x{n}:{dt}"] = variants(split_layouts(n, el, (4096, 8192, 16384)), KNOBS_SHORT) + [cur]
     cands["32768x8192:fp32"] = variants([kr._row1_cfg(8192, 32), kr._row1_cfg(8192, 16)], KNOBS) + variants(
         split_layouts(8192, 4, (4096,)), KNOBS_SHORT)
@@ -77,10 +88,10 @@ def sweep7():
         cands[f"2048x{n}:bf16"] = variants(lays, KNOBS_8) + [kr._chunked_cfg(16384, 32)]
     for n, dt, el in ((32768, "fp32", 4), (32768, "bf16", 2), (16384, "bf16", 2)):
         lays = [kr._split_cfg(n, b, w) for b, w in ((4096, 4), (4096, 8), (8192, 8), (8192, 4))]
-        cands[f"2048x{n}:{dt}"] = variants(lays, KNOBS_SHORT) + [kr._TUNED[(n, el)]]
+        cands[f"2048x{n}:{dt}"] = variants(lays, KNOBS_SHORT) + [CURRENT[(n, el)]]
     lays = [kr._rows_cfg([8192], False, rows, w) for rows, w in ((2, 32), (2, 16), (1, 32), (1, 16))]
     for wl in ("32768x8192:fp32", "2048x8192:fp32"):
-        cands[wl] = variants(lays, KNOBS) + [kr._TUNED[(8192, 4)]]
+        cands[wl] = variants(lays, KNOBS) + [CURRENT[(8192, 4)]]
     return cands
 
 
@@ -88,17 +99,17 @@ def sweep8():
     cands = {}
     for n in (65536, 131072):
         lays = [kr._split_cfg(n, b, w) for b, w in ((4096, 4), (8192, 4), (8192, 8), (16384, 8))]
-        cands[f"2048x{n}:bf16"] = variants(lays, KNOBS_ROBUST) + [kr._TUNED[(n, 2)]]
+        cands[f"2048x{n}:bf16"] = variants(lays, KNOBS_ROBUST) + [CURRENT[(n, 2)]]
     lays = [kr._split_cfg(32768, b, w) for b, w in ((4096, 4), (4096, 8), (8192, 4), (8192, 8))]
-    cands["2048x32768:fp32"] = variants(lays, KNOBS_ROBUST) + [kr._TUNED[(32768, 4)]]
+    cands["2048x32768:fp32"] = variants(lays, KNOBS_ROBUST) + [CURRENT[(32768, 4)]]
     for n, dt, el in ((32768, "bf16", 2), (16384, "fp32", 4)):
         lays = [kr._row1_cfg(n, 32), kr._row1_cfg(n, 16)]
-        cands[f"2048x{n}:{dt}"] = variants(lays, KNOBS_ROBUST) + [kr._TUNED[(n, el)]]
+        cands[f"2048x{n}:{dt}"] = variants(lays, KNOBS_ROBUST) + [CURRENT[(n, el)]]
     lays = [kr._rows_cfg([8192], False, 1, 32), kr._row1_cfg(8192, 32), kr._row1_cfg(8192, 16)]
     for wl in ("32768x8192:fp32", "2048x8192:fp32"):
         cands[wl] = variants(lays, KNOBS_ROBUST)
     # 4096 bf16 keeps its layout (chosen over decode, 2048 and 32768 rows): knobs for 32768 rows
-    cands["32768x4096:bf16"] = variants([kr._TUNED[(4096, 2)]], KNOBS_ROBUST + [dict(HINTS=2, PDL=True,
+    cands["32768x4096:bf16"] = variants([CURRENT[(4096, 2)]], KNOBS_ROBUST + [dict(HINTS=2, PDL=True,
                                                                                        W_EARLY=True)])
     return cands
 

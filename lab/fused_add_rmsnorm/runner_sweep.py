@@ -89,7 +89,10 @@ def main():
                     times[wid][name]["e2e"].append(res["e2e_us"]["median"])
                 m.sync(device)
                 torch.cuda.empty_cache()
-        kr._TUNED[(n, el)] = original
+        if original is None:  # back to the configuration model
+            kr._TUNED.pop((n, el), None)
+        else:
+            kr._TUNED[(n, el)] = original
         kr._FAST.clear()
         report["keys"][key] = {"cfgs": cfgs, "times": times}
         for wid, per in times.items():

@@ -7,12 +7,26 @@ end-to-end, CPU pinning, spread), then the interleaved end-to-end pass (measure.
 The only difference from `kernel-records run` is the output: a table of µs, GB/s or TFLOP/s,
 the ratio to the floor and to the best peer, and optionally JSON, instead of a record in
 records/ (`--append` adds the rows to a lab JSON-lines file). This process never imports torch.
+
+Shapes the family record does not list: `--random N --seed S` draws N shapes from the family's
+`sample_shapes` hook (a family without one: N of the record's workloads), `--set NAME` takes the
+family's named set (`shape_sets`/`shape_set`, e.g. `models`). Each becomes an ad-hoc workload of
+a copy of the family record (a shape equal to a record workload keeps that workload's id) and is
+measured by the same `measure_family`, correctness against the float64 reference first. Shapes
+whose tensors have other dtypes than the record declares (a float32 weight with bfloat16 input)
+are measured in a copy of the record whose semantics declare those dtypes, one group per such
+variant (each with its own probe and copy bandwidth). The hooks are asked in a subprocess that
+imports the family package, so this process still never imports torch.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -21,7 +35,8 @@ from rich.table import Table
 from ..errors import UserError
 from ..derive.floors import floor
 from ..records.load import load_catalog
-from .families import KERNELS_ROOT, has_kernels
+from ..records.schema import DTYPE_SHORT, Family, Workload
+from .families import KERNELS_ROOT, REPO_ROOT, has_kernels
 from .protocol import SEED
 from .run import measure_family
 
@@ -39,8 +54,121 @@ def pick_workloads(family, workloads, random_n: int | None, seed: int) -> list:
     return chosen
 
 
+def family_shapes(kernels_root: Path, family_id: str, *, random_n: int | None = None, seed: int = SEED,
+                  sets=(), timeout: float = 300.0) -> dict:
+    """Ask the family package (in a subprocess: it imports torch) for `random_n` sampled shapes
+    and the named `sets`: {"random": [shape JSON] or None (no sampler), "sets": {name: [...]},
+    "known_sets": [...]}."""
+    request = {"kernels_root": str(kernels_root), "family": family_id, "random_n": random_n, "seed": seed,
+               "sets": list(sets)}
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
+    try:
+        out = subprocess.run([sys.executable, "-m", "site_builder.runner.bench", "--shapes", json.dumps(request)],
+                             capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"the family {family_id!r} gave no shapes within {timeout:.0f} s") from None
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    if out.returncode != 0 or not lines:
+        tail = (out.stdout[-1500:] + out.stderr[-1500:]).strip()
+        raise UserError(f"asking the family {family_id!r} for its shapes failed:\n{tail}")
+    answer = json.loads(lines[-1])
+    if answer.get("error"):
+        raise UserError(answer["error"])
+    return answer
+
+
+def _shapes_main(request: dict) -> dict:
+    """The subprocess's side of family_shapes."""
+    from .families import load_family
+    from .family import Shape
+
+    plugin = load_family(Path(request["kernels_root"]), request["family"])
+    known = list(plugin.shape_sets())
+    out = {"random": None, "sets": {}, "known_sets": known}
+    if request.get("random_n"):
+        try:
+            shapes = plugin.sample_shapes(int(request["random_n"]), int(request["seed"]))
+        except NotImplementedError:
+            shapes = None
+        if shapes is not None:
+            out["random"] = [s.to_json() if isinstance(s, Shape) else Shape.from_json(s).to_json() for s in shapes]
+    for name in request.get("sets") or ():
+        if name not in known:
+            return {"error": f"the family {request['family']!r} offers no shape set {name!r}"
+                             + (f" — use one of {', '.join(known)}" if known else " (it defines no shape_sets)")}
+        out["sets"][name] = [s.to_json() for s in plugin.shape_set(name)]
+    return out
+
+
+def shape_id(family: Family, shape: dict) -> str:
+    """A workload id for an ad-hoc shape: its sizes, dtype, kind and tensor dtype overrides."""
+    parts = [f"{axis}{shape['sizes'][axis]}" for axis, ax in family.semantics.axes.items() if ax.kind == "variable"]
+    parts.append(DTYPE_SHORT.get(shape["dtype"], shape["dtype"]))
+    if shape.get("kind", "forward") != "forward":
+        parts.append(shape["kind"].replace("+", "-"))
+    for name, dtype in sorted((shape.get("tensors") or {}).items()):
+        parts += [name.replace("_", "-"), DTYPE_SHORT.get(dtype, dtype)]
+    return "x-" + "-".join(parts).lower()
+
+
+def family_variant(family: Family, tensors: dict, extra: list[Workload]) -> Family:
+    """A copy of the family record with `extra` workloads and the declared dtypes of `tensors`
+    (tensor name -> dtype) replaced, validated as a record is."""
+    data = family.model_dump(mode="json")
+    sem = data["semantics"]
+    groups = [sem["inputs"], sem["outputs"]] + [g for k in (sem.get("kinds") or {}).values()
+                                                for g in (k["inputs"], k["outputs"])]
+    for name, dtype in tensors.items():
+        found = [g for g in groups if name in g]
+        if not found:
+            raise UserError(f"a shape of {family.id} gives a dtype for {name!r}, which its record does not declare "
+                            f"— use one of its tensors ({', '.join(sorted({n for g in groups for n in g}))})")
+        for g in found:
+            g[name] = {**g[name], "dtype": dtype}
+    data["workloads"] = data["workloads"] + [w.model_dump(mode="json") for w in extra]
+    try:
+        return Family.model_validate(data)
+    except ValueError as exc:
+        raise UserError(f"an ad-hoc shape of {family.id} does not fit its record: {exc}") from None
+
+
+def plan_groups(family: Family, record_ids: list[str], shapes: list[tuple[str, dict]]) -> list[dict]:
+    """Measurement groups: {"family": record copy, "ids": [...], "sets": {id: [set names]}}; the
+    record's own dtypes first, then one group per tensor-dtype variant, in order of appearance."""
+    by_key = {(tuple(sorted(w.sizes.items())), w.dtype, w.kind): w.id for w in family.workloads}
+    groups: dict[tuple, dict] = {(): {"tensors": {}, "ids": [], "extra": [], "sets": {}}}
+    for wid in record_ids:
+        g = groups[()]
+        if wid not in g["sets"]:
+            g["ids"].append(wid)
+        g["sets"].setdefault(wid, []).append("record")
+    for label, shape in shapes:
+        tensors = dict(shape.get("tensors") or {})
+        key = tuple(sorted(tensors.items()))
+        g = groups.setdefault(key, {"tensors": tensors, "ids": [], "extra": [], "sets": {}})
+        sizes = {k: int(v) for k, v in shape["sizes"].items()}
+        kind = shape.get("kind", "forward")
+        wid = None if key else by_key.get((tuple(sorted(sizes.items())), shape["dtype"], kind))
+        if wid is None:
+            wid = shape_id(family, shape)
+            if wid not in {w.id for w in g["extra"]}:
+                g["extra"].append(Workload(id=wid, dtype=shape["dtype"], kind=kind, **sizes))
+        if wid not in g["sets"]:
+            g["ids"].append(wid)
+        if label not in g["sets"].setdefault(wid, []):
+            g["sets"][wid].append(label)
+    out = []
+    for g in groups.values():
+        if g["ids"]:
+            out.append({"family": family_variant(family, g["tensors"], g["extra"]) if (g["tensors"] or g["extra"])
+                        else family, "tensors": g["tensors"], "ids": g["ids"], "sets": g["sets"]})
+    return out
+
+
 def bench(records: Path = Path("records"), *, family: str, workloads=(), implementations=(),
-          random_n: int | None = None, seed: int = SEED, device: str | None = None, timeout: float = 600.0,
+          random_n: int | None = None, seed: int = SEED, sets=(), device: str | None = None,
+          timeout: float = 600.0, budget_s: float | None = None,
           kernels_root: Path = KERNELS_ROOT, json_out: Path | None = None, append: Path | None = None,
           console: Console | None = None, timing_cpu: int | None = None) -> dict:
     console = console or Console()
@@ -52,28 +180,65 @@ def bench(records: Path = Path("records"), *, family: str, workloads=(), impleme
     fam = catalog.families[family]
     if not has_kernels(kernels_root, family):
         raise UserError(f"no kernels for family {family!r} under {kernels_root}")
-    chosen = pick_workloads(fam, list(workloads), random_n, seed)
-    data, _, _ = measure_family(catalog, fam, implementations=implementations, workloads=[w.id for w in chosen],
-                                timeout=timeout, device=device, seed=seed, kernels_root=kernels_root,
-                                console=console, timing_cpu=timing_cpu, tool="kernel-records bench")
-    hardware = catalog.hardware[data["hardware"]]
-    bandwidth = data["environment"].get("copy_bandwidth_gbps")
-    results: dict[str, dict] = {}
-    for r in data["results"]:
-        results.setdefault(r["workload"], {})[r["implementation"]] = r
-    rows = table_rows(fam, chosen, results, hardware, bandwidth)
-    console.print(render(fam, hardware, bandwidth, rows))
-    out = {"family": family, "hardware": hardware.id, "observed": data["observed"], "seed": seed,
-           "protocol": data["protocol"]["id"], "protocol_version": data["protocol"]["version"],
-           "environment": data["environment"], "copy_bandwidth_gbps": bandwidth, "rows": rows}
+    sets = list(dict.fromkeys(sets))
+    answer = (family_shapes(kernels_root, family, random_n=random_n, seed=seed, sets=sets)
+              if (random_n or sets) else {"random": None, "sets": {}})
+    shapes: list[tuple[str, dict]] = []
+    if random_n and answer["random"] is not None:
+        shapes += [(f"random-{seed}", s) for s in answer["random"]]
+        record_ids = [w.id for w in pick_workloads(fam, list(workloads), None, seed)] if workloads else []
+    elif random_n:  # no sampler: N of the record's workloads, as before
+        record_ids = [w.id for w in pick_workloads(fam, list(workloads), random_n, seed)]
+    else:
+        record_ids = [w.id for w in pick_workloads(fam, list(workloads), None, seed)] if (workloads or not sets) \
+            else []
+    for name in sets:
+        shapes += [(name, s) for s in answer["sets"][name]]
+    groups = plan_groups(fam, record_ids, shapes)
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    rows: list[dict] = []
+    out: dict = {"family": family, "seed": seed, "groups": []}
+    for g in groups:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left < 1.0:  # nothing would run: not even the probe
+            out.setdefault("not_run", []).extend(g["ids"])
+            console.print(f"not run, the bench's budget was spent: {', '.join(g['ids'])}", highlight=False)
+            continue
+        variant = g["family"]
+        data, _, _ = measure_family(catalog, variant, implementations=implementations, workloads=g["ids"],
+                                    timeout=timeout, device=device, seed=seed, kernels_root=kernels_root,
+                                    console=console, timing_cpu=timing_cpu, tool="kernel-records bench",
+                                    budget_s=left)
+        hardware = catalog.hardware[data["hardware"]]
+        bandwidth = data["environment"].get("copy_bandwidth_gbps")
+        results: dict[str, dict] = {}
+        for r in data["results"]:
+            results.setdefault(r["workload"], {})[r["implementation"]] = r
+        by_id = {w.id: w for w in variant.workloads}
+        chosen = [by_id[i] for i in g["ids"]]
+        group_rows = table_rows(variant, chosen, results, hardware, bandwidth)
+        for row in group_rows:
+            w = by_id[row["workload"]]
+            row.update(sizes=w.sizes, dtype=w.dtype, tensors=g["tensors"], sets=g["sets"][row["workload"]],
+                       copy_bandwidth_gbps=bandwidth)
+        console.print(render(variant, hardware, bandwidth, group_rows,
+                             note=", ".join(f"{k} {v}" for k, v in g["tensors"].items())))
+        rows += group_rows
+        out["groups"].append({"tensors": g["tensors"], "workloads": g["ids"], "copy_bandwidth_gbps": bandwidth,
+                              "observed": data["observed"]})
+        out.update(hardware=hardware.id, observed=data["observed"], protocol=data["protocol"]["id"],
+                   protocol_version=data["protocol"]["version"], environment=data["environment"])
+        out.setdefault("copy_bandwidth_gbps", bandwidth)
+    out["rows"] = rows
+    if "hardware" not in out:
+        raise UserError("nothing was measured: the bench's budget was spent before its first workload")
     if json_out:
         Path(json_out).write_text(json.dumps(out, indent=1) + "\n")
     if append:
         with open(append, "a", encoding="utf-8") as handle:
             for row in rows:
                 handle.write(json.dumps({"observed": out["observed"], "tool": "kernel-records bench",
-                                         "hardware": hardware.id, "seed": seed, "copy_bandwidth_gbps": bandwidth,
-                                         **row}) + "\n")
+                                         "hardware": out["hardware"], "seed": seed, **row}) + "\n")
     return out
 
 
@@ -104,11 +269,12 @@ def table_rows(family, workloads, results: dict, hardware, bandwidth: float) -> 
     return rows
 
 
-def render(family, hardware, bandwidth: float, rows: list[dict]) -> Table:
+def render(family, hardware, bandwidth: float, rows: list[dict], note: str = "") -> Table:
     compute = family.arithmetic is not None
     table = Table(title=f"{family.id} on {hardware.id}: device µs, median (p20–p80); floor at the measured copy "
                         f"bandwidth {bandwidth} GB/s"
-                        + (f" and the datasheet {family.arithmetic.peak} peak" if compute else ""))
+                        + (f" and the datasheet {family.arithmetic.peak} peak" if compute else "")
+                        + (f"; tensors: {note}" if note else ""))
     for name, justify in (("workload", "left"), ("implementation", "left"), ("device µs", "right"),
                           ("e2e µs", "right"), ("TFLOP/s" if compute else "GB/s", "right"),
                           ("× floor", "right"), ("× best peer", "right")):
@@ -125,3 +291,13 @@ def render(family, hardware, bandwidth: float, rows: list[dict]) -> Table:
                       f"{e2e['median']:g}" if e2e else "", f"{rate:g}" if rate is not None else "",
                       f"{row['x_floor']:.3f}", peer)
     return table
+
+
+if __name__ == "__main__":  # the shape subprocess of family_shapes (imports the family package)
+    if len(sys.argv) == 3 and sys.argv[1] == "--shapes":
+        try:
+            print(json.dumps(_shapes_main(json.loads(sys.argv[2]))))
+        except UserError as exc:
+            print(json.dumps({"error": str(exc)}))
+        sys.exit(0)
+    sys.exit("usage: python -m site_builder.runner.bench --shapes JSON (used by kernel-records bench)")

@@ -28,9 +28,17 @@ def _split(values) -> list[str]:
 @click.option("--impls", "implementations", multiple=True, help="implementation ids, comma-separated or "
                                                                  "repeated (default: every registered one)")
 @click.option("--random", "random_n", type=click.IntRange(min=1), default=None,
-              help="benchmark N of the workloads, drawn with --seed")
+              help="benchmark N shapes drawn with --seed from the family's realistic ranges (its "
+                   "sample_shapes hook; a family without one: N of its workloads)")
 @click.option("--seed", type=int, default=SEED, show_default=True,
               help="the inputs' seed (as a run's), and the draw of --random")
+@click.option("--set", "sets", multiple=True, help="a named shape set of the family (its shape_sets hook), "
+                                                   "comma-separated or repeated")
+@click.option("--models", is_flag=True, help="the family's `models` shape set (same as --set models)")
+@click.option("--timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
+              help="time limit per workload, in seconds (as a run's)")
+@click.option("--budget", "budget_s", type=click.FloatRange(min=1), default=None,
+              help="stop starting workloads after this many seconds (the rest are reported as not run)")
 @click.option("--device", type=click.Choice(["cuda", "cpu"]), default=None,
               help="default: cuda when a CUDA GPU is present, else cpu")
 @click.option("--kernels", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -43,16 +51,18 @@ def _split(values) -> list[str]:
               help="append one JSON line per result to this file (a lab results file, e.g. "
                    "lab/<family>/results.jsonl)")
 @user_errors
-def bench(records, family, workloads, implementations, random_n, seed, device, kernels, timing_cpu, json_out,
-          append):
+def bench(records, family, workloads, implementations, random_n, seed, sets, models, timeout, budget_s, device,
+          kernels, timing_cpu, json_out, append):
     """Time a family's implementations side by side with the runner's own protocol; print µs,
-    GB/s or TFLOP/s, the ratio to the floor and to the best peer. Writes no record."""
+    GB/s or TFLOP/s, the ratio to the floor and to the best peer. Writes no record. Shapes
+    outside the family record (--random, --set, --models) are measured as ad-hoc workloads."""
     from .bench import bench as run_bench
 
     extra = {"kernels_root": kernels} if kernels else {}
+    named = _split(sets) + (["models"] if models else [])
     run_bench(records, family=family, workloads=_split(workloads), implementations=_split(implementations),
-              random_n=random_n, seed=seed, device=device, timing_cpu=timing_cpu, json_out=json_out,
-              append=append, **extra)
+              random_n=random_n, seed=seed, sets=named, timeout=timeout, budget_s=budget_s, device=device,
+              timing_cpu=timing_cpu, json_out=json_out, append=append, **extra)
 
 
 @click.command("kernels")

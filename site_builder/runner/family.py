@@ -198,6 +198,27 @@ def declared_bytes(case: Case) -> int:
     return sum(t.numel * DTYPE_BYTES[t.dtype] for t in (*case.inputs.values(), *case.outputs.values()))
 
 
+@dataclass(frozen=True)
+class Shape:
+    """A workload that the family record may not list, for the bench's --random and named sets
+    (`KernelFamily.sample_shapes`, `KernelFamily.shape_set`): axis sizes, the workload dtype and
+    kind, and optional dtypes of declared tensors that differ from the record's (e.g. a float32
+    weight with bfloat16 input: {"weight": "float32", "y": "float32"})."""
+
+    sizes: Mapping[str, int]
+    dtype: str
+    kind: str = "forward"
+    tensors: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"sizes": dict(self.sizes), "dtype": self.dtype, "kind": self.kind, "tensors": dict(self.tensors)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Shape":
+        return cls(sizes={k: int(v) for k, v in data["sizes"].items()}, dtype=data["dtype"],
+                   kind=data.get("kind", "forward"), tensors=dict(data.get("tensors") or {}))
+
+
 # --- seeds and inputs ------------------------------------------------------------------------
 
 
@@ -304,6 +325,21 @@ class KernelFamily(abc.ABC):
         """A note every result of `case` carries (e.g. a limit of the reference); default none."""
         return None
 
+    def sample_shapes(self, n: int, seed: int) -> list[Shape]:
+        """`n` shapes drawn with `seed` from realistic ranges, for `kernel-records bench --random N
+        --seed S` (measured as ad-hoc workloads through the same timing core). Default: none
+        offered (NotImplementedError), and the bench draws N of the record's own workloads."""
+        raise NotImplementedError
+
+    def shape_sets(self) -> tuple[str, ...]:
+        """Names of the fixed shape sets the family offers (`kernel-records bench --set NAME`,
+        e.g. `models`); default none."""
+        return ()
+
+    def shape_set(self, name: str) -> list[Shape]:
+        """The shapes of set `name` (one of `shape_sets()`)."""
+        raise KeyError(name)
+
     # derived ----------------------------------------------------------------------------
 
     def implementations(self) -> list[str]:
@@ -348,5 +384,5 @@ test_cases.__test__ = False  # not a pytest test
 
 
 __all__ = ["Case", "Close", "DEFAULT_TOLERANCES", "Exact", "FLOAT_DTYPES", "INTEGER_DTYPES", "IndexSet",
-           "KernelFamily", "Tensor", "Tolerance", "declared_bytes", "default_tolerance", "derived_seed",
+           "KernelFamily", "Shape", "Tensor", "Tolerance", "declared_bytes", "default_tolerance", "derived_seed",
            "generator", "integers", "normal", "test_cases", "torch_dtype", "uniform"]

@@ -52,7 +52,10 @@ TOL = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
 EAGER_TOL = {torch.float32: dict(rtol=1e-5, atol=1e-6), torch.bfloat16: dict(rtol=1.6e-2, atol=1e-5),
              torch.float16: dict(rtol=2e-3, atol=1e-5)}
 SHAPES = [(2048, 4096), (37, 5120), (3, 7168), (5, 111), (2, 4097), (1, 8192), (3, 1024), (16, 32768),
-          (4, 65536), (2, 131072), (9, 16384), (3, 32769), (5, 100000), (1, 262144)]
+          (4, 65536), (2, 131072), (9, 16384), (3, 32769), (5, 100000), (1, 262144),
+          # issue 14: the configuration model's classes at odd and prime sizes of the random set
+          (7, 257), (300, 1000), (3, 3584), (2, 4099), (5, 7919), (3, 12289), (2, 14336), (2, 28672),
+          (2, 38275), (2, 98317)]
 
 
 def ref64(x, r, w, eps=1e-6):
@@ -230,7 +233,7 @@ def test_more_than_2_31_elements(rows, n):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("n", [1024, 4096, 5120, 8192, 16384, 32768, 65536, 131072])
+@pytest.mark.parametrize("n", [1024, 4096, 5120, 8192, 16384, 32768, 65536, 131072, 3584, 7919, 14336, 38275])
 def test_row_result_independent_of_row_count(dtype, n):
     """The same row gives the same bits whether it comes alone, with a decode batch, or with
     thousands of rows (each rows bucket may tune launch knobs, never the reduction order)."""

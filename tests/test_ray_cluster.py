@@ -101,3 +101,14 @@ def test_without_ray_the_option_says_how_to_install_it(toy_records, monkeypatch)
     assert "--ray needs Ray" in result.output and "pip install 'kernel-records[ray]'" in result.output
     assert "Traceback" not in result.output
     assert not list((toy_records / "runs").rglob("*.yaml"))
+
+
+def test_the_ray_extra_pins_the_version_the_driver_names():
+    import tomllib
+
+    from site_builder.runner.cluster import RAY_VERSION
+
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]
+    assert project["optional-dependencies"]["ray"] == [f"ray=={RAY_VERSION}"]
+    assert f"ray=={RAY_VERSION}" in project["optional-dependencies"]["test"]
+    assert ray.__version__ == RAY_VERSION

@@ -151,8 +151,8 @@ def drive(ray, catalog, families, *, implementations, workloads, timeout, device
         options = {"num_gpus": 1, "num_cpus": 0, "max_retries": 0 if pin else 1}
         if pin:
             options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
-        return remote.options(**options).remote(job, probe_job, timeout, clock.deadline,
-                                                int(node["Resources"]["GPU"]))
+        gpus = int(node["Resources"]["GPU"]) if pin else max(int(n["Resources"]["GPU"]) for n in nodes)
+        return remote.options(**options).remote(job, probe_job, timeout, clock.deadline, gpus)
 
     # one probe per node: its hardware, and the registries the plan needs
     probes = {}

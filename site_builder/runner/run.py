@@ -11,6 +11,7 @@ GPU's workers run on CPUs of their own (devices.py). `--ray` runs the same jobs 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -199,6 +200,8 @@ def refresh(catalog, families: list[Family], slots: list[Slot], *, implementatio
     started = time.monotonic()
     device = device or ("cuda" if cuda_available() else "cpu")
     check_timing_cpu(timing_cpu, len(slots))
+    if timing_cpu is not None:  # the CPU given is the one the loops run on, wherever the GPU sits
+        slots = [dataclasses.replace(s, cpus=frozenset(), numa_node=None) for s in slots]
     ids = [f.id for f in families]
     base = _base(ids, device, kernels_root)
     info = probe_slots(slots, {**base, "kind": "probe", "copy_bytes": COPY_BYTES[device],

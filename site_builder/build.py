@@ -119,6 +119,9 @@ def render_site(records: Path) -> tuple[dict[str, bytes], list]:
     page("404.html", "404.html", **common)
     for name, schema in json_schemas().items():
         files[f"schema/{name}.schema.json"] = to_json(schema)
+    from .importers.sources import json_schema as source_schema  # records/sources/*.yaml
+
+    files["schema/source.schema.json"] = to_json(source_schema())
     for asset in sorted(ASSETS.rglob("*")):
         if asset.is_file():
             files[f"assets/{asset.relative_to(ASSETS).as_posix()}"] = asset.read_bytes()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .derive import Entry
-from .kernel_hash import registered, sha_of
+from .kernel_hash import family_dir, registered, sha_of
 from .load import Catalog
 from .views import entry_view, workload_label
 
@@ -31,14 +31,22 @@ def challenges(catalog: Catalog, entries: list[Entry], kernels: Path | None = No
     for fid, family in sorted(catalog.families.items()):
         mine = [e for e in entries if e.family.id == fid]
         code = registered(kernels, fid) if kernels and Path(kernels).is_dir() else {}
-        out.append({
+        # `run --family F` is offered only where kernels/<F>/ is a package (unknown without kernels/)
+        runnable = not (kernels and Path(kernels).is_dir()) or (family_dir(kernels, fid) / "__init__.py").is_file()
+        fam = {
             "id": fid, "title": family.title, "url": f"families/{fid}.html",
             "missing": _missing(catalog, family, mine),
             "never_measured": _never_measured(catalog, family, mine, code),
             "failed": _failed(family, mine),
             "stale": _stale(family, mine, code),
             "registered": sorted(code),
-        })
+            "runnable": runnable, "package": family_dir(Path("kernels"), fid).as_posix(),
+        }
+        if not runnable:
+            for row in [*fam["missing"], *(w for g in fam["missing"] for w in g["workloads"]), *fam["never_measured"],
+                        *fam["failed"], *fam["stale"]]:
+                row["command"] = None
+        out.append(fam)
     for f in out:
         f["gaps"] = sum(len(g["workloads"]) for g in f["missing"])
     return out

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .derive import Entry, build_entries
-from .errors import Problem
+from .errors import Problem, RecordErrors
 from .kernel_hash import registered, sha_of
 from .load import Catalog, _shown, load_catalog, record_files
 from .schemas import KIND_OF_FOLDER, schema_line
@@ -46,6 +46,11 @@ def check(records: Path, kernels: Path | None = None, only=()) -> CheckReport:
     (only those about files in or under the paths of `only`, when given)."""
     records = Path(records)
     catalog = load_catalog(records)
+    from .importers.sources import check_sources  # records/sources/*.yaml: source mappings
+
+    _, problems = check_sources(records, catalog)
+    if problems:
+        raise RecordErrors(problems)
     entries = build_entries(catalog)
     return CheckReport(catalog, record_warnings(catalog, entries, records, kernels, only))
 
@@ -94,7 +99,7 @@ def schema_line_warnings(records: Path, files) -> list[Problem]:
         if rel.split("/", 1)[0] not in KIND_OF_FOLDER:
             continue
         expected = schema_line(rel)
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:
             first = handle.readline().rstrip("\r\n")
         if first != expected:
             out.append(Problem(_shown(path, records), 1, "the first line does not name the record's JSON Schema",
@@ -108,7 +113,7 @@ def placeholder_warnings(records: Path, files=None) -> list[Problem]:
     out = []
     for path in record_files(records) if files is None else files:
         shown = _shown(path, records)
-        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for number, text in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
             if re.search(r"(^\s*|#\s*|:\s*)TODO\b", text):
                 hint = text.split("TODO", 1)[1].lstrip(" :")[:100]
                 out.append(Problem(shown, number, f"TODO left: {hint}" if hint else "TODO left",

@@ -122,15 +122,21 @@ def import_():
 @import_.command("liger-csv")
 @click.argument("csv_file", type=click.Path(path_type=Path))
 @click.option("--hardware-map", "hardware_map", multiple=True, metavar="'GPU NAME=hardware-id'",
-              help="map a gpu_name of the CSV to a hardware record (repeatable)")
-@click.option("--kernel-map", type=click.Path(path_type=Path), default=None,
-              help="JSON map of Liger kernels to families (default: site_builder/importers/liger_kernels.json)")
+              help="add a gpu_name of the CSV to the mapping's GPUs (repeatable; never replaces one)")
+@click.option("--mapping", "mappings", multiple=True, type=click.Path(path_type=Path),
+              help="a mapping file that adds kernels or GPUs to records/sources/liger-kernel.yaml "
+                   "(repeatable; never replaces one)")
+@click.option("--commit", default=None, metavar="SHA",
+              help="the Liger-Kernel commit the CSV is from (needed unless the file is a known copy)")
+@click.option("--allow-skips", is_flag=True, help="exit 0 even when rows were not imported")
 @click.option("--dry-run", is_flag=True, help="list what would be written, write nothing")
 @RECORDS_OPTION
 @user_errors
-def import_liger_csv(csv_file: Path, hardware_map: tuple[str, ...], kernel_map: Path | None, dry_run: bool,
-                     records: Path):
-    """Liger-Kernel's benchmark CSV (benchmark/data/all_benchmark_data.csv)."""
+def import_liger_csv(csv_file: Path, hardware_map: tuple[str, ...], mappings: tuple[Path, ...], commit: str | None,
+                     allow_skips: bool, dry_run: bool, records: Path):
+    """Liger-Kernel's benchmark CSV (benchmark/data/all_benchmark_data.csv), mapped by
+    records/sources/liger-kernel.yaml. Every row not imported is listed with its line and reason;
+    the exit status is then 1 unless --allow-skips."""
     from collections import defaultdict
 
     from .errors import UserError
@@ -142,13 +148,12 @@ def import_liger_csv(csv_file: Path, hardware_map: tuple[str, ...], kernel_map: 
         if not sep or not name.strip() or not hid.strip():
             raise UserError(f"--hardware-map {item!r}: write 'GPU NAME=hardware-id'")
         mapping[name.strip()] = hid.strip()
-    report = run_import(csv_file, records, mapping, write=not dry_run, kernel_map=kernel_map)
+    report = run_import(csv_file, records, mapping, write=not dry_run, mappings=mappings, commit=commit)
     verb = "Would write" if dry_run else "Wrote"
     for planned in report.written:
         click.echo(f"{verb} {planned.path} ({_results(planned.results)})")
     for planned in report.existing:
-        click.echo(f"Kept {planned.path}: it exists and records are never rewritten "
-                   f"({_results(planned.results)} not imported)")
+        click.echo(f"Kept {planned.path}: it holds these {_results(planned.results)} already")
     by_reason: dict[str, list[int]] = defaultdict(list)
     for line, reason in report.skipped:
         by_reason[reason].append(line)
@@ -159,8 +164,11 @@ def import_liger_csv(csv_file: Path, hardware_map: tuple[str, ...], kernel_map: 
     imported = sum(p.results for p in report.written)
     kept = sum(p.results for p in report.existing)
     click.echo(f"{report.rows} rows read: {imported} imported into {len(report.written)} file(s), "
-               + (f"{kept} already in existing files, " if kept else "")
-               + f"{len(report.skipped)} not imported (listed above).")
+               + (f"{kept} already on record, " if kept else "")
+               + f"{len(report.skipped)} not imported" + (" (listed above)." if report.skipped else "."))
+    if report.skipped and not allow_skips:
+        click.echo("Exit status 1: some rows were not imported; pass --allow-skips to accept that.", err=True)
+        sys.exit(1)
 
 
 def _results(n: int) -> str:

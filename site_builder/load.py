@@ -73,6 +73,8 @@ def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
                                     "replace the link with the file itself"))
             continue
         kind = parts[0]
+        if kind == "sources":  # source mappings: validated by site_builder.importers.sources (check, import)
+            continue
         if kind not in (*KINDS, "runs") or (kind == "runs" and len(parts) != 4) or (
             kind != "runs" and len(parts) != 2
         ):
@@ -93,7 +95,7 @@ def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
             if len(data) > MAX_BYTES:
                 raise YamlProblem(1, f"file is larger than {MAX_BYTES // 1000} kB",
                                   "split the results into several run files")
-            doc = parse(data.decode("utf-8"))
+            doc = parse(data.decode("utf-8-sig"))
         except OSError as exc:
             problems.append(Problem(shown, 1, f"cannot read the file: {exc.strerror}",
                                     "replace it with a plain text file"))
@@ -140,6 +142,11 @@ def load_catalog(root: Path, today: dt.date | None = None) -> Catalog:
             problems.append(Problem(shown, doc.line_of(("baseline",)),
                                     f"baseline {family.baseline!r} is not a known implementation",
                                     _known("implementations", implementations)))
+    for iid, (impl, shown, doc) in found["implementations"].items():
+        for j, fid in enumerate(impl.families):
+            if fid not in families and fid not in broken:
+                problems.append(Problem(shown, doc.line_of(("families", j)), f"unknown family {fid!r}",
+                                        _known("families", families)))
     for doc, shown in raw_runs:
         _check_run_refs(doc, families, implementations, hardware, shown, problems, broken)
     run_names: dict[str, str] = {}
@@ -208,6 +215,13 @@ def _check_run_refs(doc: Document, families, implementations, hardware, shown, p
             problems.append(Problem(shown, doc.line_of(("results", i, "implementation")),
                                     f"unknown implementation {impl!r}",
                                     _known("implementations", implementations)))
+        elif family and isinstance(impl, str) and implementations.get(impl) is not None \
+                and implementations[impl].families and family.id not in implementations[impl].families:
+            problems.append(Problem(shown, doc.line_of(("results", i, "implementation")),
+                                    f"implementation {impl!r} computes {', '.join(implementations[impl].families)}, "
+                                    f"not {family.id}",
+                                    "implementation ids are global: use the id of the implementation of this "
+                                    "family, or add one (records/implementations/)"))
         if family and isinstance(wl, str) and wl not in workloads:
             problems.append(Problem(shown, doc.line_of(("results", i, "workload")),
                                     f"unknown workload {wl!r} for family {family.id!r}",

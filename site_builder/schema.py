@@ -288,6 +288,11 @@ class Implementation(VersionedRecord):
     version: Version | None = None
     released: dt.date | None = Field(default=None, description="release date of `version`")
     numerics: Markdown | None = Field(default=None, description="numerics convention it follows")
+    families: list[Slug] = Field(
+        default_factory=list,
+        description="the families this implementation computes; a run of another family naming it is refused "
+                    "(empty: not tied to one family)",
+    )
     notes: Markdown | None = None
 
 

@@ -25,7 +25,7 @@ SCHEMA_DIR = REPO / "schema"
 
 #: record folder -> schema name
 KIND_OF_FOLDER = {"families": "family", "implementations": "implementation", "hardware": "hardware",
-                  "runs": "run"}
+                  "runs": "run", "sources": "source"}
 LINE_PREFIX = "# yaml-language-server: $schema="
 
 
@@ -34,8 +34,12 @@ def schema_text(schema: dict) -> str:
 
 
 def schema_files() -> dict[str, str]:
-    """File name -> text, for every record kind."""
-    return {f"{name}.schema.json": schema_text(schema) for name, schema in json_schemas().items()}
+    """File name -> text, for every record kind and the source mappings (records/sources/)."""
+    from .importers.sources import json_schema as source_schema
+
+    files = {f"{name}.schema.json": schema_text(schema) for name, schema in json_schemas().items()}
+    files["source.schema.json"] = schema_text(source_schema())
+    return files
 
 
 def write_schemas(folder: Path = SCHEMA_DIR) -> list[Path]:

@@ -31,7 +31,7 @@ def history_url(family: str, workload: str, hardware: str) -> str:
 
 def workload_label(family: Family, w: Workload) -> str:
     parts = [f"{a} = {w.sizes[a]}" for a in family.semantics.axes if a in w.sizes]
-    return " · ".join([*parts, DTYPE_SHORT.get(w.dtype, w.dtype)])
+    return " · ".join([*parts, DTYPE_SHORT.get(w.dtype, w.dtype), *([w.kind] if w.kind != "forward" else [])])
 
 
 def semantics_identity(family: Family) -> str:

@@ -7,6 +7,7 @@ of silently dropped, and anchors/aliases (the "billion laughs" vector) are refus
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import yaml
@@ -55,7 +56,17 @@ class _Loader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+# YAML 1.1 (PyYAML) reads `1e-6` as text: a float needs a dot there. YAML 1.2 and every other
+# reader take it as a number, and so do records: `1e-6`, `1E6`, `+2.5e-3` are floats.
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
 def parse(text: str) -> Document:
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write
     if len(text.encode("utf-8", "replace")) > MAX_BYTES:
         raise YamlProblem(1, f"file is larger than {MAX_BYTES // 1000} kB",
                           "split the results into several run files")

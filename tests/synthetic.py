@@ -79,15 +79,40 @@ def add_synthetic_runs(records: Path, hardware: str | None = None) -> dict:
 
 
 def stable_records(source: Path, dest: Path) -> Path:
-    """A copy of `source` without its measured runs: the tests that read exact values off the
-    synthetic records stay true when new measured records are committed."""
+    """A copy of `source` without its measured runs and with the seed family alone: the tests
+    that read exact values off the synthetic records stay true when new records are committed."""
     import shutil
 
     shutil.copytree(source, dest)
+    seed_family_only(dest)
     for lr in load_catalog(dest).runs:
         if lr.run.trust == "measured":
             (dest / lr.path).unlink()
     return dest
+
+
+SEED_FAMILY = "fused-add-rmsnorm"
+
+
+def seed_family_only(records: Path) -> Path:
+    """Remove every family but the seed one from a copy of the records, with its runs, the
+    implementations tied to other families, the GPUs only their runs used, and the source mappings."""
+    import shutil
+
+    catalog = load_catalog(records)
+    kept_hw = {lr.run.hardware for lr in catalog.runs if lr.run.family == SEED_FAMILY}
+    gone_hw = {lr.run.hardware for lr in catalog.runs if lr.run.family != SEED_FAMILY} - kept_hw
+    for fid in catalog.families:
+        if fid != SEED_FAMILY:
+            (records / "families" / f"{fid}.yaml").unlink()
+            shutil.rmtree(records / "runs" / fid, ignore_errors=True)
+    for iid, impl in catalog.implementations.items():
+        if impl.families and SEED_FAMILY not in impl.families:
+            (records / "implementations" / f"{iid}.yaml").unlink()
+    for hid in gone_hw:
+        (records / "hardware" / f"{hid}.yaml").unlink()
+    shutil.rmtree(records / "sources", ignore_errors=True)
+    return records
 
 
 def measured_breadth(records: Path) -> tuple[int, int]:

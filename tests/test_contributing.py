@@ -4,6 +4,7 @@ is what the command prints.
 
 Markers (HTML comments, invisible on GitHub) tie the prose to the test:
 `<!-- write GLOB -->` before a fenced block writes it to the one file matching GLOB;
+`<!-- append GLOB -->` before a fenced block appends it to that file;
 `<!-- break GLOB: "old" -> "new" -->` edits that file until `<!-- restore -->`;
 `<!-- output, exit N -->` before a fenced block: the previous command exits N and prints each line.
 """
@@ -57,7 +58,7 @@ def commands(body: str) -> list[list[str]]:
 @pytest.fixture
 def checkout(tmp_path, monkeypatch):
     """The parts of a fresh clone that the guide touches."""
-    for name in ("records", "schema", "kernels"):
+    for name in ("records", "schema", "kernels", "data"):
         shutil.copytree(REPO / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
@@ -95,6 +96,9 @@ def test_contributing_runs_as_written(checkout):
             target = marker.removeprefix("write ").strip()
             path = one(checkout, target) if "*" in target else checkout / target
             path.write_text(body, encoding="utf-8")
+        elif marker.startswith("append "):
+            path = one(checkout, marker.removeprefix("append ").strip())
+            path.write_text(path.read_text(encoding="utf-8") + body, encoding="utf-8")
         elif marker.startswith("output"):
             expected_exit = int(re.search(r"exit (\d+)", marker).group(1)) if "exit" in marker else 0
             args, result = last
@@ -114,11 +118,14 @@ def test_contributing_runs_as_written(checkout):
     assert last[1] is None or last[1].exit_code == 0, (last[0], last[1].output)
     assert broken is None
     assert ran == ["new run", "check", "check", "build", "new implementation", "check",
-                   "new implementation", "new family", "check", "build"]
+                   "new implementation", "new family", "check", "build", "new hardware", "check",
+                   "new implementation", "new implementation", "new family", "check", "import liger-csv"]
     assert "my-kernel" in registered(checkout / "kernels", "fused-add-rmsnorm")
     assert (checkout / "output" / "families" / "my-op.html").is_file()
     page = (checkout / "output" / "families" / "fused-add-rmsnorm.html").read_text(encoding="utf-8")
     assert "24.1" in page
+    imported = checkout / "records/runs/fused-linear-jsd/h100-sxm/2024-10-09-liger-v0.3.1.yaml"
+    assert "lines 484-499:" in imported.read_text(encoding="utf-8")  # the rows the guide cites
 
 
 def test_every_command_the_guides_name_exists():

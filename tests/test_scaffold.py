@@ -24,18 +24,18 @@ def todo_lines(path):
 def test_every_scaffold_validates_as_written_and_flags_its_todos(records_copy):
     made = [
         new_implementation(records_copy, "my-kernel"),
-        new_hardware(records_copy, "b200"),
+        new_hardware(records_copy, "b300"),
         new_family(records_copy, "my-op", baseline="my-kernel"),
-        new_run(records_copy, "my-op", "b200", today=TODAY),
+        new_run(records_copy, "my-op", "b300", today=TODAY),
         new_run(records_copy, "fused-add-rmsnorm", "h200", name="paper-2026", implementation="liger-fused",
                 today=TODAY),
     ]
     rel = [p.relative_to(records_copy).as_posix() for p in made]
-    assert rel == ["implementations/my-kernel.yaml", "hardware/b200.yaml", "families/my-op.yaml",
-                   "runs/my-op/b200/2026-11-02-reported.yaml",
+    assert rel == ["implementations/my-kernel.yaml", "hardware/b300.yaml", "families/my-op.yaml",
+                   "runs/my-op/b300/2026-11-02-reported.yaml",
                    "runs/fused-add-rmsnorm/h200/2026-11-02-paper-2026.yaml"]
     catalog = load_catalog(records_copy)  # raises on any problem
-    assert "my-op" in catalog.families and "my-kernel" in catalog.implementations and "b200" in catalog.hardware
+    assert "my-op" in catalog.families and "my-kernel" in catalog.implementations and "b300" in catalog.hardware
     warnings = check(records_copy).warnings
     for path in made:
         shown = f"records/{path.relative_to(records_copy).as_posix()}"

@@ -41,7 +41,7 @@ CPU_PROTOCOL = {
 #: on whichever CPU the scheduler chose, end-to-end timed in each implementation's own worker;
 #: 2: on one CPU per run, calibrated at its start; 3: on the CPU fastest just before each
 #: workload. Under 1-3 the end-to-end medians of one implementation still jumped by half from one
-#: workload to the next while its neighbours' did not (lab/fused_add_rmsnorm/NOTES.md): a busy
+#: workload to the next while its neighbours' did not (the first family's lab NOTES.md): a busy
 #: host for seconds at a time, which only timing the implementations in turn removes (version 4).
 
 

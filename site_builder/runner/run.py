@@ -25,9 +25,9 @@ from ..errors import UserError
 from ..load import load_catalog
 from ..schema import Family
 from . import record as rec
-from .families import KERNELS_ROOT, has_kernels
 from .devices import (SYSFS, Gpu, Slot, choose_gpus, host_name, host_slug, list_gpus, parse_gpu_list, plan_slots,
                       visible)
+from .families import KERNELS_ROOT, family_dir, has_kernels
 from .family import Case
 from .jobs import Clock, apply_e2e, e2e_job
 from .jobs import execute as execute_job
@@ -415,6 +415,9 @@ def run_all(records: Path = Path("records"), *, family: str | None = None, imple
 def pick_families(catalog, family: str | None, kernels_root: Path) -> list[str]:
     if family is not None and family not in catalog.families:
         raise UserError(f"unknown family {family!r} — use one of {', '.join(sorted(catalog.families))}")
+    if family is not None and not has_kernels(kernels_root, family):
+        raise UserError(f"family {family!r} has no kernels here (no {family_dir(kernels_root, family)}/__init__.py): "
+                        "its records are reported only, so there is nothing to run")
     families = [family] if family else [f for f in sorted(catalog.families) if has_kernels(kernels_root, f)]
     if not families:
         raise UserError(f"no family has kernels under {kernels_root}")

@@ -1,0 +1,377 @@
+"""Kernel Records' own Triton cross-entropy: the loss, and the loss with its gradient in one pass.
+
+    loss    = mean over rows r with target[r] != ignore_index of  lse(x[r]) - x[r, target[r]]
+    dlogits = (softmax(x[r]) - onehot(target[r])) / n_valid   on those rows, 0 on ignored rows
+
+(`F.cross_entropy(x, target, ignore_index=-100, reduction="mean")` and its gradient.) With every
+target ignored the loss is 0 / 0 = NaN and the gradient all zeros, exactly as PyTorch gives.
+
+Numerics: logits read in their dtype and widened to float32 in registers (no float32 copy of
+the logits is ever written); max, exponentials, sums in float32; the per-row losses and their
+sum in float32; the loss rounded once to the logits' dtype, the gradient rounded once (bf16
+logits -> bf16 gradient). The mean is reduced in a fixed order (deterministic).
+
+Forward (`cross_entropy`): one program per row (or per part of a row when rows are too few to
+fill the GPU) streams its columns in chunks with an online max and sum, so the logits are read
+once and nothing of their size is written; a second kernel combines the parts per row, sums
+the rows' losses per block of rows, and its last block to finish (an acq_rel counter) adds the
+blocks' sums in block order and writes the mean. Ignored rows are not read at all.
+
+Forward + backward (`cross_entropy_fwd_bwd`): the gradient needs the row's logsumexp before
+its first element can be written, so the row is held in registers: whole in one program for
+rows up to MAX_ROW, else split across programs that exchange their (max, sum) pairs through a
+flagged workspace exactly as kernels/softmax/kr_triton.py does (see its docstring), and then
+write their block of the gradient; one pass over the logits, one write of the gradient. The
+number of non-ignored targets (the mean's divisor, needed by every program before it writes)
+comes from a small counting kernel launched first (integer atomics: exact in any order), so
+nothing waits on the host; the mean as in the forward.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+__all__ = ["cross_entropy", "cross_entropy_fwd_bwd", "plan_forward", "plan_fwd_bwd"]
+
+_INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+_SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
+MAX_ROW = 16384  # longest row one fwd+bwd program keeps whole in registers (32768 on 32 warps
+                 # spills in fp32: sm_90, triton 3.9 ptxas, 64 registers a thread and a 72-byte stack)
+SPLIT_BLOCK = 8192  # columns per program of a split row (forward + backward)
+MIN_SPLIT_BLOCK = 2048
+CHUNK = 4096  # columns per step of the forward's streaming loop
+PROGRAMS_PER_SM = 16  # the forward wants at least this many programs per SM
+ELEMS_PER_THREAD = 16
+FINISH_ROWS = 256  # rows per block of the loss reduction (fewer when rows have many parts)
+COUNT_ROWS = 1024  # targets per block of the fwd+bwd count
+
+
+@triton.jit
+def _publish(slots, idx, v):
+    bits = v.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF
+    tl.atomic_xchg(slots + idx, bits | 0x100000000, sem="relaxed")
+
+
+@triton.jit
+def _gather(slots, k, kmask, WAIT: tl.constexpr):
+    got = tl.load(slots + k, mask=kmask, other=0x100000000, volatile=True)
+    if WAIT:
+        while tl.min((got >> 32).to(tl.int32), axis=0) == 0:
+            got = tl.load(slots + k, mask=kmask, other=0x100000000, volatile=True)
+    return got.to(tl.int32).to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def _target_logit(X, xoff, t, N):
+    ok = (t >= 0) & (t < N)
+    tt = tl.where(ok, t, 0)
+    return tl.load(X + xoff + tt, mask=ok, other=0.0).to(tl.float32)
+
+
+@triton.jit(do_not_specialize=["stride_x", "split", "ignore_index"])
+def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index, N,
+               BLOCK: tl.constexpr, PART: tl.constexpr, CONTIG: tl.constexpr):
+    """Program (row, part): the max and sum exp(x - max) of columns [part * PART, +PART) of
+    the row, streamed in BLOCK chunks (online softmax); part 0 also takes the target logit."""
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid // split
+    part = pid % split
+    t = tl.load(T + row)
+    if CONTIG:
+        xoff = row * N
+    else:
+        xoff = row * stride_x
+    m = tl.full([], -float("inf"), tl.float32)  # typed scalars: they change inside the loop
+    s = tl.full([], 0.0, tl.float32)
+    if t != ignore_index:
+        offs = tl.arange(0, BLOCK)
+        start = part * PART
+        for c in range(0, PART, BLOCK):
+            cols = start + c + offs
+            x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+            new = tl.maximum(m, tl.max(x, axis=0))
+            ns = tl.where(new == -float("inf"), 0.0, new)
+            s = s * tl.exp(m - ns) + tl.sum(tl.exp(x - ns), axis=0)
+            m = new
+        if part == 0:
+            tl.store(XT + row, _target_logit(X, xoff, t, N))
+    tl.store(PM + pid, m)
+    tl.store(PS + pid, s)
+
+
+@triton.jit(do_not_specialize=["rows", "split", "ignore_index", "nblocks"])
+def _finish(PM, PS, XT, LOSSROW, T, OUT, BSUM, BCNT, WS, rows, split, ignore_index, nblocks,
+            FROM_PARTS: tl.constexpr, R: tl.constexpr, SPLIT_P2: tl.constexpr, NB_P2: tl.constexpr):
+    """Program b: the losses of rows [b * R, +R) (from the parts' (max, sum) pairs and the
+    target logits, or given in LOSSROW), their sum over counted rows and the count, stored as
+    block b's partials. The last block to finish (an acq_rel counter, WS[1]) sums the blocks'
+    partials in block order (deterministic), writes the mean, and zeroes WS[0] (the fwd+bwd
+    count) and WS[1] for the next call."""
+    b = tl.program_id(0)
+    r = b * R + tl.arange(0, R)
+    rmask = r < rows
+    t = tl.load(T + r, mask=rmask, other=ignore_index)
+    valid = rmask & (t != ignore_index)
+    if FROM_PARTS:
+        k = tl.arange(0, SPLIT_P2)
+        idx = r[:, None].to(tl.int64) * split + k[None, :]
+        pm_mask = valid[:, None] & (k[None, :] < split)
+        pm = tl.load(PM + idx, mask=pm_mask, other=-float("inf"))
+        ps = tl.load(PS + idx, mask=pm_mask, other=0.0)
+        big = tl.max(pm, axis=1)
+        bs = tl.where(big == -float("inf"), 0.0, big)
+        ssum = tl.sum(tl.where(pm_mask, ps * tl.exp(pm - bs[:, None]), 0.0), axis=1)
+        xt = tl.load(XT + r, mask=valid, other=0.0)
+        loss = (bs - xt) + tl.log(ssum)  # max − target first: exact where |logits| dwarf log(sum)
+    else:
+        loss = tl.load(LOSSROW + r, mask=valid, other=0.0)
+    tl.store(BSUM + b, tl.sum(tl.where(valid, loss, 0.0), axis=0))
+    tl.store(BCNT + b, tl.sum(valid.to(tl.float32), axis=0))
+    done = tl.atomic_add(WS + 1, 1, sem="acq_rel")
+    if done == nblocks - 1:
+        kb = tl.arange(0, NB_P2)
+        km = kb < nblocks
+        total = tl.sum(tl.load(BSUM + kb, mask=km, other=0.0, volatile=True), axis=0)
+        count = tl.sum(tl.load(BCNT + kb, mask=km, other=0.0, volatile=True), axis=0)
+        tl.store(OUT, (total / count).to(OUT.dtype.element_ty))
+        tl.store(WS, 0)
+        tl.store(WS + 1, 0)
+
+
+@triton.jit(do_not_specialize=["rows", "ignore_index"])
+def _count(T, WS, rows, ignore_index, R: tl.constexpr):
+    """The number of counted targets, added into WS[0] block by block (integers: any order)."""
+    r = tl.program_id(0) * R + tl.arange(0, R)
+    t = tl.load(T + r, mask=r < rows, other=ignore_index)
+    tl.atomic_add(WS, tl.sum((t != ignore_index).to(tl.int64), axis=0), sem="relaxed")
+
+
+@triton.jit(do_not_specialize=["stride_x", "stride_dx", "split", "ignore_index"])
+def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ignore_index, N,
+             BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
+             PHASE: tl.constexpr):
+    """Program (row, part): its BLOCK columns of the row's gradient, and (part 0) the row's loss.
+    PHASE 0: the whole job; 1 and 2: the interpreter's split halves (publish; combine, write)."""
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid // split
+    part = pid % split
+    if CONTIG:
+        xoff = row * N
+        dxoff = row * N
+    else:
+        xoff = row * stride_x
+        dxoff = row * stride_dx
+    cols = part * BLOCK + tl.arange(0, BLOCK)
+    m = cols < N
+    t = tl.load(T + row)
+    if t == ignore_index:  # every part of the row takes this branch: no exchange for it
+        if PHASE != 1:
+            tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=m)
+            if part == 0:
+                tl.store(LOSSROW + row, 0.0)
+    else:
+        x = tl.load(X + xoff + cols, mask=m, other=-float("inf")).to(tl.float32)
+        mx = tl.max(x, axis=0)
+        if SPLIT_P2 == 1:
+            bs = tl.where(mx == -float("inf"), 0.0, mx)
+            total = tl.sum(tl.exp(x - bs), axis=0)
+        else:
+            slots = SLOTS + row * (2 * SPLIT_P2)
+            k = tl.arange(0, SPLIT_P2)
+            kmask = k < split
+            if PHASE != 2:
+                ms = tl.where(mx == -float("inf"), 0.0, mx)
+                _publish(slots, part, mx)
+                _publish(slots, SPLIT_P2 + part, tl.sum(tl.exp(x - ms), axis=0))
+            bs = 0.0
+            total = 0.0
+            if PHASE != 1:
+                pm = _gather(slots, k, kmask, PHASE == 0)
+                ps = _gather(slots + SPLIT_P2, k, kmask, PHASE == 0)
+                pm = tl.where(kmask, pm, -float("inf"))
+                big = tl.max(pm, axis=0)
+                bs = tl.where(big == -float("inf"), 0.0, big)
+                total = tl.sum(tl.where(kmask, ps * tl.exp(pm - bs), 0.0), axis=0)
+        if PHASE != 1:
+            scale = 1.0 / tl.load(WS).to(tl.float32)
+            p = tl.exp(x - bs) * (1.0 / total)
+            g = (p - tl.where(cols == t, 1.0, 0.0)) * scale
+            tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=m)
+            if part == 0:
+                tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(total))
+            if SPLIT_P2 > 1:
+                slots_row = SLOTS + row * (2 * SPLIT_P2)
+                left = tl.atomic_add(DEP + row, 1, sem="relaxed")
+                if left == split - 1:
+                    tl.store(slots_row + tl.arange(0, 2 * SPLIT_P2), tl.zeros([2 * SPLIT_P2], dtype=tl.int64))
+                    tl.store(DEP + row, 0)
+
+
+# --------------------------------------------------------------------------------------
+# The launch model
+# --------------------------------------------------------------------------------------
+
+_SMS: dict = {}
+
+
+def _sm_count(device: torch.device) -> int:
+    if device.type != "cuda":
+        return 132  # the interpreter plans as for an H200
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _SMS:
+        _SMS[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
+    return _SMS[idx]
+
+
+def _warps(block: int) -> int:
+    w = max(1, min(32, block // (32 * ELEMS_PER_THREAD)))
+    return 1 << (w.bit_length() - 1)
+
+
+def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
+    """The loss: one program streams a row in CHUNK steps. Rows split into parts when there
+    are fewer than PROGRAMS_PER_SM programs per SM (the last wave of a few long programs would
+    leave most SMs idle), never below 4 chunks a part."""
+    block = min(CHUNK, triton.next_power_of_2(n))
+    chunks = -(-n // block)
+    split = 1
+    if rows < PROGRAMS_PER_SM * sms:
+        split = max(1, min(-(-PROGRAMS_PER_SM * sms // max(rows, 1)), chunks // 4))
+    per_part = -(-chunks // split)
+    split = -(-chunks // per_part)
+    return {"BLOCK": block, "PART": per_part * block, "SPLIT": split,
+            "SPLIT_P2": triton.next_power_of_2(split), "num_warps": _warps(block)}
+
+
+def plan_fwd_bwd(n: int, rows: int, sms: int = 132) -> dict:
+    """Loss and gradient: the row held in registers, whole up to MAX_ROW columns, else split in
+    parts of about SPLIT_BLOCK (more parts when rows are few); as kernels/softmax plan()."""
+    np2 = triton.next_power_of_2(n)
+    want = max(1, -(-2 * sms // max(rows, 1)))
+    if n <= MAX_ROW:
+        split = 1 if rows >= sms or n < 2 * MIN_SPLIT_BLOCK else min(want, n // MIN_SPLIT_BLOCK)
+    else:
+        split = max(-(-n // SPLIT_BLOCK), min(want, n // MIN_SPLIT_BLOCK))
+    split = max(1, min(split, 4 * sms))
+    if split > 1:
+        block = triton.next_power_of_2(-(-n // split))
+        split = -(-n // block)
+    if split == 1:
+        return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
+    return {"BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
+            "num_warps": _warps(block)}
+
+
+_WS: dict = {}
+
+
+def _workspace(device: torch.device, rows: int, per_row: int) -> torch.Tensor:
+    """One int64 buffer, all zeros between calls (each call leaves it as it found it): [0] the
+    fwd+bwd count of counted targets, [1] the loss reduction's block counter, then per row
+    `per_row` exchange slots, then per row the split's count-out (see kernels/softmax/kr_triton.py).
+    Cached per (device, stream); a fresh zeroed one per call while a CUDA graph is captured, so
+    a graph holds its own memset and never depends on memory zeroed outside it."""
+    need = 2 + rows * (per_row + 1)
+    if device.type != "cuda" or torch.cuda.is_current_stream_capturing():
+        return torch.zeros(need, dtype=torch.int64, device=device)
+    key = (device.index, torch.cuda.current_stream(device).cuda_stream)
+    ws = _WS.get(key)
+    if ws is None or ws.numel() < need:
+        ws = _WS[key] = torch.zeros(max(need, 2 * ws.numel() if ws is not None else 0), dtype=torch.int64,
+                                    device=device)
+    return ws
+
+
+def _finish_launch(pm, ps, xt, lossrow, t, out, ws, rows, split, p2, ignore_index, from_parts):
+    r = max(1, min(FINISH_ROWS, 4096 // p2))
+    nblocks = max(1, -(-rows // r))
+    bsum = torch.empty(nblocks, dtype=torch.float32, device=t.device)
+    bcnt = torch.empty_like(bsum)
+    _finish[(nblocks,)](pm, ps, xt, lossrow, t, out, bsum, bcnt, ws, rows, split, ignore_index, nblocks,
+                        FROM_PARTS=from_parts, R=r, SPLIT_P2=p2, NB_P2=triton.next_power_of_2(nblocks),
+                        num_warps=4)
+
+
+def _prepare(logits, target):
+    if not isinstance(logits, torch.Tensor) or not isinstance(target, torch.Tensor):
+        raise ValueError("logits and target must be torch.Tensors")
+    if logits.dim() != 2:
+        raise ValueError(f"logits must be 2-D [tokens, vocab], got shape {tuple(logits.shape)}")
+    if logits.dtype not in _SUPPORTED:
+        raise ValueError(f"unsupported logits dtype {logits.dtype}; use float32, float16 or bfloat16")
+    if target.dtype != torch.int64 or target.dim() != 1 or target.shape[0] != logits.shape[0]:
+        raise ValueError(f"target must be int64 of shape [{logits.shape[0]}], got {target.dtype} {tuple(target.shape)}")
+    if logits.device != target.device:
+        raise ValueError(f"logits on {logits.device}, target on {target.device}")
+    if logits.device.type != "cuda" and not _INTERPRET:
+        raise ValueError("cross_entropy needs CUDA tensors (or TRITON_INTERPRET=1 for CPU tensors)")
+    if logits.shape[1] == 0:
+        raise ValueError("vocab size must be > 0")
+    x = logits if logits.stride(-1) == 1 else logits.contiguous()
+    return x, target.contiguous()
+
+
+class _nullctx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _on(device):
+    return torch.cuda.device(device) if device.type == "cuda" else _nullctx()
+
+
+def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int = -100) -> torch.Tensor:
+    """The mean cross-entropy over non-ignored rows: a 0-d tensor of the logits' dtype."""
+    x, t = _prepare(logits, target)
+    rows, n = x.shape
+    out = torch.empty((), dtype=x.dtype, device=x.device)
+    cfg = plan_forward(n, rows, _sm_count(x.device))
+    split = cfg["SPLIT"]
+    with _on(x.device):
+        pm = torch.empty(max(rows * split, 1), dtype=torch.float32, device=x.device)
+        ps = torch.empty_like(pm)
+        xt = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
+        ws = _workspace(x.device, 0, 0)
+        if rows:
+            _lse_parts[(rows * split,)](x, t, pm, ps, xt, x.stride(0), split, ignore_index, n,
+                                       BLOCK=cfg["BLOCK"], PART=cfg["PART"], CONTIG=x.stride(0) == n,
+                                       num_warps=cfg["num_warps"])
+        _finish_launch(pm, ps, xt, xt, t, out, ws, rows, split, cfg["SPLIT_P2"], ignore_index, True)
+    return out
+
+
+def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
+                          ignore_index: int = -100) -> tuple[torch.Tensor, torch.Tensor]:
+    """(loss, dlogits): the mean cross-entropy and its gradient with respect to the logits (for
+    an upstream gradient of 1), dlogits a new tensor of the logits' dtype; inputs unchanged."""
+    x, t = _prepare(logits, target)
+    rows, n = x.shape
+    out = torch.empty((), dtype=x.dtype, device=x.device)
+    dx = torch.empty((rows, n), dtype=x.dtype, device=x.device)
+    cfg = plan_fwd_bwd(n, rows, _sm_count(x.device))
+    split, p2 = cfg["SPLIT"], cfg["SPLIT_P2"]
+    with _on(x.device):
+        lossrow = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
+        per_row = 2 * p2 if split > 1 else 0
+        ws = _workspace(x.device, rows if split > 1 else 0, per_row)
+        if rows:
+            _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
+            slots = ws[2:2 + rows * per_row] if split > 1 else ws
+            dep = ws[2 + rows * per_row:2 + rows * (per_row + 1)] if split > 1 else ws
+            args = (x, t, ws, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index, n)
+            kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=x.stride(0) == n, num_warps=cfg["num_warps"])
+            grid = (rows * split,)
+            if split > 1 and _INTERPRET:
+                _fwd_bwd[grid](*args, PHASE=1, **kw)
+                _fwd_bwd[grid](*args, PHASE=2, **kw)
+            else:
+                _fwd_bwd[grid](*args, PHASE=0, **kw)
+        _finish_launch(lossrow, lossrow, lossrow, lossrow, t, out, ws, rows, 1, 1, ignore_index, False)
+    return out, dx

@@ -1,0 +1,47 @@
+"""LayerNorm (family `layernorm`), forward and backward: inputs, references and implementations.
+
+Imported by the runner as `kr_kernels.layernorm` (site_builder/runner/families.py), never as
+`kernels.layernorm`. Implements site_builder.runner.family.KernelFamily:
+
+- `make_inputs(case, seed, device)`: forward {"x", "weight", "bias"}; backward {"dy", "x", "weight", "mean", "rstd"}
+- `reference(case, inputs)`: forward {"y"}; backward {"dx", "dweight", "dbias"}, in float64
+- `tolerance(case, output)`: per output, dtype and kind (reference.py)
+- `registry`: the implementations, each computing both kinds.
+"""
+
+from site_builder.runner.family import KernelFamily
+
+from . import reference as _reference
+from .inputs import make_inputs as _make_inputs
+
+
+class LayerNorm(KernelFamily):
+    id = "layernorm"
+    numerics = _reference.NUMERICS
+    # CPU correctness test (tests/test_families.py, every implementation, torch.compile included, so
+    # few sizes): one tiny row, GPT-2's 768 with many rows, an odd masked row of 4097
+    test_sizes = ({"rows": 1, "hidden": 8}, {"rows": 37, "hidden": 768}, {"rows": 3, "hidden": 4097})
+
+    def make_inputs(self, case, seed, device):
+        return _make_inputs(case, seed, device)
+
+    def reference(self, case, inputs):
+        return _reference.reference(case, inputs)
+
+    def tolerance(self, case, output):
+        return _reference.tolerance(case, output)
+
+
+family = LayerNorm()
+register = family.registry.register
+
+# Each module registers one implementation; runs and tables follow this order. A run cut
+# short by its budget loses the last ones: the peers and ours first, torch.compile (compiling
+# every shape takes longest) and then the eager baseline (slow kernels, cheap to set up) last.
+from . import impl_torch_layer_norm  # noqa: E402,F401
+from . import impl_liger  # noqa: E402,F401
+from . import impl_kr_triton  # noqa: E402,F401
+from . import impl_torch_compile  # noqa: E402,F401
+from . import impl_eager  # noqa: E402,F401  (the designated baseline)
+
+__all__ = ["family", "register"]

@@ -1,0 +1,581 @@
+"""Kernel Records' own Triton RMSNorm: forward, and backward (dx and dweight in one pass).
+
+Forward numerics (Hugging Face Llama convention, as `LlamaRMSNorm`):
+
+    rstd = 1 / sqrt(mean(float32(x) ** 2) + eps)          (float32)
+    y    = weight * (float32(x) * rstd).to(x.dtype)        (the product in float32, rounded once
+                                                            to promote_types(weight, x))
+
+Backward numerics (everything in float32 from the inputs, one rounding per output):
+
+    xhat = float32(x) * rstd,  g = float32(dy) * float32(weight)
+    dx   = rstd * (g - xhat * mean(g * xhat))              -> rounded to x.dtype
+    dw   = sum over rows of float32(dy) * xhat             -> rounded to weight.dtype
+
+`rstd` is the float32 statistic of the forward pass ([rows]); pass None to recompute it from x
+in the kernel (the row is in registers anyway).
+
+Kernels:
+
+* `_fwd`: ROWS rows per program, each row whole in registers (one pass over memory); the
+  tile is [ROWS, next_pow2(hidden)], masked where hidden is not a power of two.
+* `_fwd_chunked`: rows longer than _MAX_REG_ROW: one program per row, two loops over column
+  chunks (the second re-reads the row, mostly from L2).
+* `_bwd`: a persistent grid of P programs, P = SMs x the programs that fit on one SM at once
+  (from the compiled kernel's registers, threads and shared memory, at most 8), so the grid
+  runs in one wave; program p takes a contiguous range of rows, ROWS at a time, loads the next
+  tile of x and dy before this tile's arithmetic (software prefetch), writes dx for each row and
+  accumulates dy * xhat in a float32 register tile. At the end it writes its column sums to
+  row p of a float32 buffer [P, hidden]; `_reduce` then sums the P partial rows of each column
+  (a fixed order: deterministic) and rounds once to the weight dtype. x and dy are read
+  exactly once; the partial buffer (P x hidden x 4 bytes: 2.2 MB at 132 programs and hidden
+  4096) is written and read back while it is still in the 60 MB L2. With one program (P == 1)
+  the kernel writes dweight itself and `_reduce` is skipped.
+
+Launch configuration: chosen from (hidden, element size) by the rules in `_fwd_config` and
+`_bwd_config` (size classes, not a table of workloads). A row's arithmetic never depends on
+the number of rows that come with it (dx and y are bit-identical for a row alone or in a batch).
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+__all__ = ["rmsnorm", "rmsnorm_backward", "fwd_config", "bwd_config"]
+
+_INT32_MAX = 2**31 - 1
+_SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
+_MAX_REG_ROW = 32768  # the longest row kept whole in registers (forward and backward)
+_INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+# --------------------------------------------------------------------------------------
+# Kernels
+# --------------------------------------------------------------------------------------
+
+
+@triton.jit(do_not_specialize=["n_rows", "eps"])
+def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr, ROWS: tl.constexpr,
+         MASK_COLS: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    if PDL:
+        # programmatic dependent launch: wait for the previous kernel's writes, then let the
+        # next kernel's programs be scheduled while this grid drains
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    if ROWS == 1:
+        # one row per program in 1-D blocks (no row axis): the plainest code for wide rows
+        row = pid
+        if I64:
+            row = row.to(tl.int64)
+        if MASK_COLS:
+            cmask = cols < N
+            w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
+            x = tl.load(X + row * sx + cols, mask=cmask, other=0.0).to(tl.float32)
+        else:
+            w = tl.load(W + cols).to(tl.float32)
+            x = tl.load(X + row * sx + cols).to(tl.float32)
+        rstd = tl.math.rsqrt(tl.sum(x * x, axis=0) / N + eps)
+        y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
+        if MASK_COLS:
+            tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cmask)
+        else:
+            tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty))
+        if STORE_RSTD:
+            tl.store(RSTD + row, rstd)
+    else:
+        rows = pid * ROWS + tl.arange(0, ROWS)
+        rmask = rows < n_rows
+        if I64:
+            rows = rows.to(tl.int64)
+        if MASK_COLS:
+            cmask = cols < N
+            m = rmask[:, None] & cmask[None, :]
+            w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
+        else:
+            m = rmask[:, None]
+            w = tl.load(W + cols).to(tl.float32)
+        x = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0).to(tl.float32)
+        rstd = tl.math.rsqrt(tl.sum(x * x, axis=1) / N + eps)
+        normed = (x * rstd[:, None]).to(X.dtype.element_ty).to(tl.float32)
+        y = w[None, :] * normed
+        tl.store(Y + rows[:, None] * sy + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
+        if STORE_RSTD:
+            tl.store(RSTD + rows, rstd, mask=rmask)
+
+
+@triton.jit(do_not_specialize=["n_rows", "eps"])
+def _fwd_chunked(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
+                 STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    row = tl.program_id(0)
+    if I64:
+        row = row.to(tl.int64)
+    xrow = X + row * sx
+    yrow = Y + row * sy
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(xrow + cols, mask=cols < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        acc += x * x
+    rstd = tl.math.rsqrt(tl.sum(acc, axis=0) / N + eps)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        cm = cols < N
+        x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+        w = tl.load(W + cols, mask=cm, other=0.0).to(tl.float32)
+        y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
+        tl.store(yrow + cols, y.to(Y.dtype.element_ty), mask=cm)
+    if STORE_RSTD:
+        tl.store(RSTD + row, rstd)
+
+
+@triton.jit(do_not_specialize=["n_rows", "rows_per_prog", "eps"])
+def _bwd(DY, X, W, RSTD, DX, DWP, n_rows, rows_per_prog, sdy, sx, sdx, eps, N: tl.constexpr,
+         BLOCK: tl.constexpr, ROWS: tl.constexpr, MASK_COLS: tl.constexpr, HAS_RSTD: tl.constexpr,
+         I64: tl.constexpr, PDL: tl.constexpr, PREFETCH: tl.constexpr):
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    start = pid * rows_per_prog
+    end = tl.minimum(start + rows_per_prog, n_rows)
+    cols = tl.arange(0, BLOCK)
+    if MASK_COLS:
+        cmask = cols < N
+    else:
+        cmask = cols < BLOCK
+    acc = tl.zeros([ROWS, BLOCK], dtype=tl.float32)
+    # PREFETCH: the next row tile's x and dy are loaded before this one's arithmetic (twice the
+    # bytes in flight per program, more registers); the host picks it or not (_bwd_launch)
+    if PREFETCH:
+        rows = start + tl.arange(0, ROWS)
+        if I64:
+            rows = rows.to(tl.int64)
+        rmask = rows < end
+        if MASK_COLS:
+            m = rmask[:, None] & cmask[None, :]
+        else:
+            m = rmask[:, None]
+        x_n = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0)
+        dy_n = tl.load(DY + rows[:, None] * sdy + cols[None, :], mask=m, other=0.0)
+    for r0 in range(start, end, ROWS):
+        if PREFETCH:
+            x = x_n.to(tl.float32)
+            dy = dy_n.to(tl.float32)
+            rows_c = rows
+            rmask_c = rmask
+            m_c = m
+            rows = rows + ROWS
+            rmask = rows < end
+            if MASK_COLS:
+                m = rmask[:, None] & cmask[None, :]
+            else:
+                m = rmask[:, None]
+            x_n = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0)
+            dy_n = tl.load(DY + rows[:, None] * sdy + cols[None, :], mask=m, other=0.0)
+        else:
+            rows_c = r0 + tl.arange(0, ROWS)
+            if I64:
+                rows_c = rows_c.to(tl.int64)
+            rmask_c = rows_c < end
+            if MASK_COLS:
+                m_c = rmask_c[:, None] & cmask[None, :]
+            else:
+                m_c = rmask_c[:, None]
+            x = tl.load(X + rows_c[:, None] * sx + cols[None, :], mask=m_c, other=0.0).to(tl.float32)
+            dy = tl.load(DY + rows_c[:, None] * sdy + cols[None, :], mask=m_c, other=0.0).to(tl.float32)
+        # the weight again each tile (from L1/L2): fewer registers held across the loop
+        if MASK_COLS:
+            w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        else:
+            w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
+        if HAS_RSTD:
+            rstd = tl.load(RSTD + rows_c, mask=rmask_c, other=0.0)
+        else:
+            rstd = tl.math.rsqrt(tl.sum(x * x, axis=1) / N + eps)
+        xhat = x * rstd[:, None]
+        g = dy * w[None, :]
+        c = tl.sum(g * xhat, axis=1) / N
+        dx = (g - xhat * c[:, None]) * rstd[:, None]
+        tl.store(DX + rows_c[:, None] * sdx + cols[None, :], dx.to(DX.dtype.element_ty), mask=m_c)
+        acc += dy * xhat  # masked rows and columns are zeros
+    part = tl.sum(acc, axis=0)
+    if I64:
+        pid = pid.to(tl.int64)
+    tl.store(DWP + pid * N + cols, part.to(DWP.dtype.element_ty), mask=cmask)
+
+
+@triton.jit(do_not_specialize=["P"])
+def _reduce(PART, OUT, P, N: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_P: tl.constexpr, PDL: tl.constexpr):
+    """OUT[c] = sum over p of PART[p, c] (float32, fixed order), rounded to OUT's dtype."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()  # the partial sums of the kernel before
+        tl.extra.cuda.gdc_launch_dependents()
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    cmask = cols < N
+    acc = tl.zeros([BLOCK_P, BLOCK_N], dtype=tl.float32)
+    for p0 in range(0, P, BLOCK_P):
+        ps = p0 + tl.arange(0, BLOCK_P)
+        m = (ps < P)[:, None] & cmask[None, :]
+        acc += tl.load(PART + ps[:, None].to(tl.int64) * N + cols[None, :], mask=m, other=0.0)
+    tl.store(OUT + cols, tl.sum(acc, axis=0).to(OUT.dtype.element_ty), mask=cmask)
+
+
+# --------------------------------------------------------------------------------------
+# Launch configuration: rules over size classes of (hidden, element size)
+# --------------------------------------------------------------------------------------
+
+
+def _pow2_floor(v: int) -> int:
+    return 1 << (max(1, int(v)).bit_length() - 1)
+
+
+def fwd_config(n: int, elsize: int) -> dict:
+    """Forward: a tile of about 4096 elements per program for short rows (several rows per
+    program, so that hidden 128 QK-norm rows fill a program), one row per program from hidden
+    4096 up; about 1 kB of the tile per warp (two 16-byte vectors per thread), at most 16
+    warps for 2-byte types and 32 for float32; rows beyond _MAX_REG_ROW go to the chunked
+    kernel."""
+    if n > _MAX_REG_ROW:
+        return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
+    block = triton.next_power_of_2(n)
+    rows = max(1, min(64, 4096 // block))
+    tile_bytes = rows * block * elsize
+    # 16 warps at most for 2-byte types (wider CTAs only cut the programs resident per SM),
+    # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
+    warps = max(1, min(32 if elsize == 4 else 16, _pow2_floor(tile_bytes // 1024)))
+    return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps}
+
+
+def bwd_config(n: int, elsize: int) -> dict:
+    """Backward: tiles of about 2048 elements (dy, x, dx and the float32 accumulator live
+    together), 8 float32 elements per thread of each, at most 32 warps; CTAS programs per SM."""
+    if n > _MAX_REG_ROW:
+        raise ValueError(f"rmsnorm_backward keeps a row in registers: hidden {n} > {_MAX_REG_ROW} is not supported")
+    block = triton.next_power_of_2(n)
+    rows = max(1, min(64, 2048 // block))
+    warps = max(1, min(32, _pow2_floor(rows * block // 256)))
+    ctas = max(1, min(4, 32 // warps))
+    return {"BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps, "CTAS": ctas}
+
+
+_SM_COUNT: dict = {}
+
+
+def _sm_count(device: torch.device) -> int:
+    if device.type != "cuda":
+        return 4  # the interpreter: a few programs, so that the partial sums are exercised
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _SM_COUNT:
+        _SM_COUNT[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
+    return _SM_COUNT[idx]
+
+
+def reduce_config(n: int, p: int) -> tuple[int, int, int]:
+    """The partial-sum reduction: each program sums all P partial rows of BLOCK_N columns, in
+    tiles of BLOCK_P x BLOCK_N <= 8192 elements (one tile when P <= 1024), BLOCK_N >= 8 (32-byte
+    row segments): many programs even for short rows, so the reduction is not latency-bound."""
+    bp = min(triton.next_power_of_2(p), 1024)
+    bn = max(8, min(256, 8192 // bp, triton.next_power_of_2(n)))
+    return bp, bn, 8 if bp * bn >= 4096 else 4
+
+
+def bwd_programs(n_rows: int, cfg: dict, sms: int, ctas: int | None = None) -> int:
+    """Programs of the persistent backward grid: `ctas` per SM (by default the rule's CTAS; on
+    a GPU the occupancy of the compiled kernel, see _bwd_launch), never more than row tiles."""
+    tiles = triton.cdiv(n_rows, cfg["ROWS"])
+    return max(1, min(tiles, sms * (ctas or cfg["CTAS"])))
+
+
+_LAUNCH: dict = {}  # backward: key -> (num_warps, programs per SM)
+
+
+#: bytes of x and dy in flight per SM beyond which the backward's launch choice stops counting
+#: them (4.2 TB/s over 132 SMs at 1-1.5 us of loaded DRAM latency needs 32-48 kB per SM;
+#: Little's law), and the resident warps per SM beyond which it stops counting those
+_INFLIGHT_CAP = 48 * 1024
+_WARPS_CAP = 32
+
+
+def _bwd_launch(kernel, key, make_args, consts: dict, cfg: dict, elsize: int, device) -> tuple[int, bool, int]:
+    """(num_warps, PREFETCH, programs per SM) of the backward kernel, from the compiled kernel.
+
+    A model of the memory system, not a table: the kernel streams x and dy, so its bandwidth is
+    the bytes it keeps in flight per SM over the DRAM latency. Each candidate (half, once and
+    twice the rule's warps, 4 to 32, with 2 to 32 elements of the tile per thread; with or
+    without the software prefetch)
+    is compiled (warmup, no launch); its registers, threads and shared memory give the programs
+    resident per SM (at most 8), and in flight = resident programs x tile bytes of x and dy x
+    (2 with the prefetch). The choice: the fewest register spills, then the most bytes in flight
+    up to _INFLIGHT_CAP, then the most resident warps up to _WARPS_CAP, then no prefetch, then
+    fewer warps per program. The persistent
+    grid is that many programs per SM (one wave). Chosen once per configuration, before the first
+    call, so the grid and with it the order of dweight's sums never change between calls. In the
+    interpreter, or on any failure: the rule's num_warps and CTAS, without the prefetch."""
+    if _INTERPRET or device.type != "cuda":
+        return cfg["num_warps"], False, cfg["CTAS"]
+    got = _LAUNCH.get(key)
+    if got is not None:
+        return got
+    best = None
+    try:
+        props = torch.cuda.get_device_properties(device)
+        regs_sm = int(getattr(props, "regs_per_multiprocessor", 65536))
+        threads_sm = int(getattr(props, "max_threads_per_multi_processor", 2048))
+        smem_sm = int(getattr(props, "shared_memory_per_multiprocessor", 233472))
+        elems = cfg["ROWS"] * cfg["BLOCK"]
+        tile_bytes = elems * elsize * 2  # x and dy
+        rule = cfg["num_warps"]
+        for warps in sorted({max(4, rule // 2), rule, min(32, rule * 2)}):
+            per_thread = elems // (warps * 32)
+            if per_thread < 2 or per_thread > 32:
+                continue
+            for prefetch in (False, True):
+                try:
+                    ck = kernel.warmup(*make_args(), grid=(1,), **{**consts, "num_warps": warps, "PREFETCH": prefetch})
+                    ck._init_handles()
+                    threads = warps * 32
+                    regs = max(8, (int(ck.n_regs) + 7) // 8 * 8) * threads
+                    smem = int(getattr(ck.metadata, "shared", 0) or 0)
+                    fit = min(regs_sm // regs, threads_sm // threads, smem_sm // (smem + 1024) if smem else 32, 8)
+                    if fit < 1:
+                        continue
+                    inflight = fit * tile_bytes * (2 if prefetch else 1)
+                    spills = int(getattr(ck, "n_spills", 0) or 0)
+                    score = (-spills, min(inflight, _INFLIGHT_CAP), min(fit * warps, _WARPS_CAP), not prefetch,
+                             -warps)
+                    if best is None or score > best[0]:
+                        best = (score, (warps, prefetch, fit))
+                except Exception:  # noqa: BLE001 - this candidate does not compile or load
+                    continue
+    except Exception:  # noqa: BLE001 - no device properties: the rule
+        best = None
+    got = best[1] if best else (cfg["num_warps"], False, cfg["CTAS"])
+    _LAUNCH[key] = got
+    return got
+
+
+def launch_choices() -> dict:
+    """For benchmarks and notes: the backward launch chosen per configuration key."""
+    return {str(k): {"num_warps": v[0], "prefetch": v[1], "programs_per_sm": v[2]} for k, v in _LAUNCH.items()}
+
+
+# --------------------------------------------------------------------------------------
+# Host side
+# --------------------------------------------------------------------------------------
+
+
+def _check(x, weight, what):
+    if not isinstance(x, torch.Tensor) or not isinstance(weight, torch.Tensor):
+        raise ValueError(f"{what}: x and weight must be torch.Tensors")
+    if x.dim() < 1 or x.shape[-1] == 0:
+        raise ValueError(f"{what}: x must be (..., hidden) with hidden > 0, got shape {tuple(x.shape)}")
+    if weight.dim() != 1 or weight.shape[0] != x.shape[-1]:
+        raise ValueError(f"{what}: weight must be 1-D of size hidden={x.shape[-1]}, got {tuple(weight.shape)}")
+    if x.dtype not in _SUPPORTED or weight.dtype not in _SUPPORTED:
+        raise ValueError(f"{what}: unsupported dtypes x={x.dtype}, weight={weight.dtype}; use float32, float16 "
+                         "or bfloat16")
+    if x.device != weight.device:
+        raise ValueError(f"{what}: x on {x.device}, weight on {weight.device}")
+    if x.device.type != "cuda" and not _INTERPRET:
+        raise ValueError(f"{what} needs CUDA tensors (or TRITON_INTERPRET=1 for CPU tensors)")
+
+
+def _rows2d(t: torch.Tensor, n: int) -> torch.Tensor:
+    """A [rows, n] view with unit column stride (a copy only when no such view exists)."""
+    if t.dim() == 1:
+        t = t.view(1, n)
+    elif t.dim() > 2:
+        try:
+            t = t.view(-1, n)
+        except RuntimeError:
+            t = t.reshape(-1, n)
+    if t.stride(1) != 1:
+        t = t.contiguous()
+    return t
+
+
+def _i64(*ts) -> bool:
+    return any((t.shape[0] - 1) * abs(t.stride(0)) + t.shape[1] > _INT32_MAX for t in ts if t.shape[0])
+
+
+_PDL_ENV = os.environ.get("KR_TRITON_PDL", "1") not in ("", "0")
+_PDL: dict = {}
+
+
+def _pdl(device: torch.device) -> bool:
+    """Programmatic dependent launch: Hopper (sm_90) and newer, compiled mode only
+    (KR_TRITON_PDL=0 turns it off)."""
+    if _INTERPRET or not _PDL_ENV or device.type != "cuda":
+        return False
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _PDL:
+        _PDL[idx] = torch.cuda.get_device_capability(idx)[0] >= 9
+    return _PDL[idx]
+
+
+def _pdl_kw(pdl: bool) -> dict:
+    return {"PDL": True, "launch_pdl": True} if pdl else {"PDL": False}
+
+
+def _device_ctx(device):
+    return torch.cuda.device(device) if device.type == "cuda" else _Null()
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+# the lean path of the common forward call (contiguous, aligned, int32 offsets): the compiled
+# kernel launched directly, skipping Triton's per-call argument binding (a decode-size call is
+# then little more than the launch). Filled after a normal launch and checked bit for bit once.
+_FAST: dict = {}
+_FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
+_raw_stream = None
+
+
+def rmsnorm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6, return_rstd: bool = False):
+    """y = weight * rmsnorm(x) (Llama convention), a new tensor of dtype promote_types(weight, x);
+    with return_rstd, (y, rstd) with rstd float32 of shape x.shape[:-1]."""
+    if _FAST and not return_rstd:
+        try:
+            n = x.shape[-1]
+            entry = _FAST.get((n, x.dtype, weight.dtype, x.get_device()))
+        except (AttributeError, IndexError, TypeError):
+            entry = None
+        if entry and x.is_contiguous() and weight.is_contiguous() and x.numel() <= _INT32_MAX \
+                and weight.shape == (n,) and weight.get_device() == x.get_device() \
+                and ((x.data_ptr() | weight.data_ptr()) & 15) == 0 and torch.cuda.current_device() == x.get_device():
+            ck, rpp, tail, ydt = entry
+            y = torch.empty_like(x) if ydt is x.dtype else torch.empty_like(x, dtype=ydt)
+            n_rows = x.numel() // n
+            if n_rows:
+                ck.run((n_rows + rpp - 1) // rpp, 1, 1, _raw_stream(x.get_device()), ck.function,
+                       ck.packed_metadata, None, None, None, x.data_ptr(), weight.data_ptr(), y.data_ptr(),
+                       y.data_ptr(), n_rows, n, n, float(eps), *tail)
+            return y
+    return _rmsnorm_general(x, weight, eps, return_rstd)
+
+
+def _rmsnorm_general(x, weight, eps, return_rstd):
+    _check(x, weight, "rmsnorm")
+    n = x.shape[-1]
+    ydt = torch.promote_types(weight.dtype, x.dtype)
+    y = torch.empty(x.shape, dtype=ydt, device=x.device)
+    rstd = torch.empty(x.shape[:-1], dtype=torch.float32, device=x.device) if return_rstd else None
+    if x.numel() == 0:
+        return (y, rstd) if return_rstd else y
+    x2 = _rows2d(x, n)
+    y2 = y.view(-1, n)
+    w = weight.contiguous()
+    n_rows = x2.shape[0]
+    i64 = _i64(x2, y2)
+    cfg = fwd_config(n, x.element_size())
+    pdl = _pdl(x.device)
+    rs = rstd.view(-1) if return_rstd else y2
+    with _device_ctx(x.device):
+        if cfg["kind"] == "chunked":
+            _fwd_chunked[(n_rows,)](x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
+                                    BLOCK=cfg["BLOCK"], STORE_RSTD=return_rstd, I64=i64,
+                                    num_warps=cfg["num_warps"], **_pdl_kw(pdl))
+        else:
+            ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
+                x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
+                ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], STORE_RSTD=return_rstd, I64=i64,
+                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+            if not return_rstd and not i64:
+                _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, float(eps), ydt)
+    return (y, rstd) if return_rstd else y
+
+
+def _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, eps, ydt):
+    global _raw_stream
+    if not _FAST_ENABLED or _INTERPRET or ck is None or x2.device.type != "cuda":
+        return
+    n = x2.shape[1]
+    key = (n, x2.dtype, w.dtype, x2.get_device())
+    if key in _FAST or n < 2 or not x2.is_contiguous() or ((x2.data_ptr() | w.data_ptr() | y2.data_ptr()) & 15):
+        return
+    try:
+        if torch.cuda.is_current_stream_capturing():
+            return
+        _raw_stream = torch._C._cuda_getCurrentRawStream
+        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl)
+        y_b = torch.empty_like(y2)
+        ck.run(triton.cdiv(n_rows, cfg["ROWS"]), 1, 1, _raw_stream(x2.get_device()), ck.function,
+               ck.packed_metadata, None, None, None, x2.data_ptr(), w.data_ptr(), y_b.data_ptr(), y_b.data_ptr(),
+               n_rows, n, n, eps, *tail)
+        same = torch.equal(y_b.view(torch.uint8), y2.view(torch.uint8))
+    except Exception:  # noqa: BLE001 - any incompatibility: keep the normal path
+        same = False
+    _FAST[key] = (ck, cfg["ROWS"], tail, ydt) if same else False
+
+
+def fast_path_status() -> dict:
+    return {str(k): bool(v) for k, v in _FAST.items()}
+
+
+def rmsnorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rstd: torch.Tensor | None = None,
+                     eps: float = 1e-6, programs: int | None = None,
+                     prefetch: bool | None = None):
+    """(dx, dweight) of y = rmsnorm(x, weight): dx like x, dweight like weight. `rstd` is the
+    forward's float32 statistic (shape x.shape[:-1]); None recomputes it. `programs` fixes the
+    size of the persistent grid and `prefetch` the loop variant (tests)."""
+    _check(x, weight, "rmsnorm_backward")
+    if not isinstance(dy, torch.Tensor) or dy.shape != x.shape or dy.dtype != x.dtype or dy.device != x.device:
+        raise ValueError(f"rmsnorm_backward: dy must match x in shape, dtype and device; got {tuple(dy.shape)} "
+                         f"{dy.dtype} {dy.device}")
+    n = x.shape[-1]
+    dx = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if x.numel() == 0:
+        return dx, torch.zeros_like(weight)
+    x2, dy2 = _rows2d(x, n), _rows2d(dy, n)
+    dx2 = dx.view(-1, n)
+    n_rows = x2.shape[0]
+    if rstd is not None:
+        if rstd.numel() != n_rows:
+            raise ValueError(f"rmsnorm_backward: rstd has {rstd.numel()} elements, x has {n_rows} rows")
+        rstd = rstd.reshape(-1).to(torch.float32).contiguous()
+    w = weight.contiguous()
+    cfg = bwd_config(n, x.element_size())
+    i64 = _i64(x2, dy2, dx2)
+    rs = rstd if rstd is not None else w
+    consts = dict(N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], HAS_RSTD=rstd is not None,
+                  I64=i64, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(_pdl(x.device)))
+    with _device_ctx(x.device):
+        key = (n, x.dtype, w.dtype, x.device, rstd is not None, i64, x2.stride(0) % 16, dy2.stride(0) % 16)
+
+        def probe_args():
+            part0 = torch.empty(4, dtype=torch.float32, device=x.device)
+            return (dy2, x2, w, rs, dx2, part0, n_rows, 1, dy2.stride(0), x2.stride(0), dx2.stride(0), float(eps))
+
+        warps, pre, ctas = _bwd_launch(_bwd, key, probe_args, consts, cfg, x.element_size(), x.device)
+        consts["num_warps"] = warps
+        consts["PREFETCH"] = pre if prefetch is None else bool(prefetch)
+        if programs is None:
+            programs = bwd_programs(n_rows, cfg, _sm_count(x.device), ctas)
+        p = programs
+        rows_per_prog = triton.cdiv(triton.cdiv(n_rows, p), cfg["ROWS"]) * cfg["ROWS"]
+        p = triton.cdiv(n_rows, rows_per_prog)
+        direct = p == 1  # one program: it writes dweight itself
+        dw = torch.empty_like(w)
+        part = dw if direct else torch.empty((p, n), dtype=torch.float32, device=x.device)
+        _bwd[(p,)](dy2, x2, w, rs, dx2, part, n_rows, rows_per_prog, dy2.stride(0), x2.stride(0), dx2.stride(0),
+                   float(eps), **consts)
+        if not direct:
+            bp, bn, rw = reduce_config(n, p)
+            _reduce[(triton.cdiv(n, bn),)](part, dw, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw,
+                **_pdl_kw(_pdl(x.device)))
+    return dx, dw

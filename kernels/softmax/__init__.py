@@ -1,0 +1,41 @@
+"""Softmax (family `softmax`): forward (y from x) and backward (dx from y and dy).
+
+The family interface is site_builder/runner/family.py (kernels/README.md): `family` below is
+the runner's view of this package; implementations register on `family.registry`.
+"""
+
+from site_builder.runner.family import Case, Close, KernelFamily
+
+from . import inputs as _inputs
+from . import reference as _reference
+
+
+class Softmax(KernelFamily):
+    id = "softmax"
+    numerics = ("float64 softmax of x (forward); float64 y · (dy − Σ y·dy) from the given y and dy "
+                "(backward)")
+
+    def make_inputs(self, case: Case, seed: int, device) -> dict:
+        return _inputs.draw(case.kind, case.id, case["rows"], case["cols"], case.dtype, seed, device)
+
+    def reference(self, case: Case, inputs: dict) -> dict:
+        return _reference.reference(case.kind, inputs)
+
+    def tolerance(self, case: Case, output: str):
+        atol, rtol = _reference.tolerance(case.dtype, case["cols"], case.kind)
+        return Close(atol, rtol)
+
+
+family = Softmax()
+register = family.registry.register
+
+# Each module registers one implementation; runs and tables follow this order: the baseline and
+# ours first, torch.compile last (compiling every shape takes longest: a run cut short by its
+# budget loses least).
+from . import impl_eager  # noqa: E402,F401  (the designated baseline)
+from . import impl_kr_triton  # noqa: E402,F401
+from . import impl_torch_softmax  # noqa: E402,F401
+from . import impl_liger  # noqa: E402,F401
+from . import impl_torch_compile  # noqa: E402,F401
+
+__all__ = ["family", "register"]

@@ -1,0 +1,311 @@
+"""Kernel Records' own Triton softmax over the last dimension: forward and backward.
+
+    forward:  y  = softmax(x)               = exp(x - max x) / sum(exp(x - max x))
+    backward: dx = y * (dy - sum(y * dy))   (from the forward's output y and the gradient dy)
+
+Numerics: the input is read in its dtype and widened to float32; max, exponentials, sums and
+products in float32; the output is rounded once to the input dtype. A row whose entries are all
+-inf gives NaN, as torch.softmax does; -inf entries elsewhere give exact zeros.
+
+One pass over memory: every element of the inputs is read once and every element of the
+output written once. Two layouts, chosen per (row length, number of rows) by `plan()`, a model
+of the shape (no table of workloads):
+
+* one program per row, the whole row in registers (rows up to `MAX_ROW` elements forward,
+  `MAX_ROW_BWD` backward, which holds two);
+* a row split across SPLIT neighbouring programs (long rows, and any row long enough when
+  there are too few rows to fill the GPU). Each program keeps its BLOCK columns in registers,
+  publishes its partial statistics (forward: its max m_i and sum s_i = sum exp(x - m_i), the
+  online-softmax pair; backward: its partial sum of y * dy), waits for its siblings', combines
+  them in a fixed order (so every part of a row computes bit-identical statistics) and writes
+  its block. The exchange goes through a small int64 workspace that is all zeros between calls:
+  each value travels with its flag in ONE atomic exchange ((1 << 32) | float32 bits), so no
+  fence is needed; the last program of a row to finish zeroes the row's slots again. Forward
+  progress needs the SPLIT programs of a row to be co-resident or dispatched in program order
+  (true on NVIDIA GPUs with SPLIT at most a few times the SM count; `plan()` keeps it below).
+
+Under TRITON_INTERPRET=1 (CPU tests) programs run one after the other, so a program cannot
+wait for a later one: the split layout then runs as two launches of the same kernel (PHASE 1
+publishes, PHASE 2 combines and writes), the same arithmetic without the wait.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+__all__ = ["softmax_forward", "softmax_backward", "plan"]
+
+_INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+_SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
+MAX_ROW = 32768  # the longest row one forward program keeps whole in registers
+# the backward holds two rows (y, dy): at 32768 columns on 32 warps it spills (sm_90, ptxas of
+# triton 3.9: 64 registers a thread and a 64-200 byte stack), at 16384 on 16 warps it does not
+MAX_ROW_BWD = 16384
+SPLIT_BLOCK = 8192  # columns per program of a split row (about 64 kB of bf16 in and out)
+MIN_SPLIT_BLOCK = 2048  # never split a row finer than this (few-row workloads)
+ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
+
+
+@triton.jit
+def _publish(slots, idx, v):
+    bits = v.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF
+    tl.atomic_xchg(slots + idx, bits | 0x100000000, sem="relaxed")
+
+
+@triton.jit
+def _gather(slots, k, kmask, WAIT: tl.constexpr):
+    """The SPLIT_P2 published values of a row (masked lanes: 0), waiting until all are flagged."""
+    got = tl.load(slots + k, mask=kmask, other=0x100000000, volatile=True)
+    if WAIT:
+        while tl.min((got >> 32).to(tl.int32), axis=0) == 0:
+            got = tl.load(slots + k, mask=kmask, other=0x100000000, volatile=True)
+    return got.to(tl.int32).to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def _count_out(SLOTS_ROW, DEP, row, split, NSLOTS: tl.constexpr):
+    """The last program of a row to get here zeroes the row's slots for the next call."""
+    left = tl.atomic_add(DEP + row, 1, sem="relaxed")
+    if left == split - 1:
+        tl.store(SLOTS_ROW + tl.arange(0, NSLOTS), tl.zeros([NSLOTS], dtype=tl.int64))
+        tl.store(DEP + row, 0)
+
+
+@triton.jit(do_not_specialize=["stride_x", "stride_y", "split"])
+def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split, N,
+         BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
+         PHASE: tl.constexpr):
+    """PHASE 0: the whole job (one program per row when split == 1); 1 and 2: the interpreter's
+    split halves (publish; combine and write)."""
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid // split
+    part = pid % split
+    if CONTIG:
+        xoff = row * N
+        yoff = row * N
+    else:
+        xoff = row * stride_x
+        yoff = row * stride_y
+    cols = part * BLOCK + tl.arange(0, BLOCK)
+    m = cols < N
+    x = tl.load(X + xoff + cols, mask=m, other=-float("inf")).to(tl.float32)
+    mx = tl.max(x, axis=0)
+    if SPLIT_P2 == 1:
+        ms = tl.where(mx == -float("inf"), 0.0, mx)  # an all -inf row: exp gives 0, y = 0/0 = NaN
+        e = tl.exp(x - ms)
+        inv = 1.0 / tl.sum(e, axis=0)
+        tl.store(Y + yoff + cols, (e * inv).to(Y.dtype.element_ty), mask=m)
+    else:
+        slots = SLOTS + row * (2 * SPLIT_P2)
+        k = tl.arange(0, SPLIT_P2)
+        kmask = k < split
+        if PHASE != 2:
+            ms = tl.where(mx == -float("inf"), 0.0, mx)
+            s = tl.sum(tl.exp(x - ms), axis=0)
+            _publish(slots, part, mx)
+            _publish(slots, SPLIT_P2 + part, s)
+        if PHASE != 1:
+            pm = _gather(slots, k, kmask, PHASE == 0)
+            ps = _gather(slots + SPLIT_P2, k, kmask, PHASE == 0)
+            pm = tl.where(kmask, pm, -float("inf"))
+            big = tl.max(pm, axis=0)
+            bs = tl.where(big == -float("inf"), 0.0, big)
+            total = tl.sum(tl.where(kmask, ps * tl.exp(pm - bs), 0.0), axis=0)
+            inv = 1.0 / total
+            tl.store(Y + yoff + cols, (tl.exp(x - bs) * inv).to(Y.dtype.element_ty), mask=m)
+            _count_out(slots, DEP, row, split, 2 * SPLIT_P2)
+
+
+@triton.jit(do_not_specialize=["stride_y", "stride_dy", "stride_dx", "split"])
+def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
+         BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
+         PHASE: tl.constexpr):
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid // split
+    part = pid % split
+    if CONTIG:
+        yoff = row * N
+        dyoff = row * N
+        dxoff = row * N
+    else:
+        yoff = row * stride_y
+        dyoff = row * stride_dy
+        dxoff = row * stride_dx
+    cols = part * BLOCK + tl.arange(0, BLOCK)
+    m = cols < N
+    y = tl.load(Yp + yoff + cols, mask=m, other=0.0).to(tl.float32)
+    dy = tl.load(DY + dyoff + cols, mask=m, other=0.0).to(tl.float32)
+    dot = tl.sum(y * dy, axis=0)
+    if SPLIT_P2 == 1:
+        tl.store(DX + dxoff + cols, (y * (dy - dot)).to(DX.dtype.element_ty), mask=m)
+    else:
+        slots = SLOTS + row * SPLIT_P2
+        k = tl.arange(0, SPLIT_P2)
+        kmask = k < split
+        if PHASE != 2:
+            _publish(slots, part, dot)
+        if PHASE != 1:
+            parts = _gather(slots, k, kmask, PHASE == 0)
+            total = tl.sum(tl.where(kmask, parts, 0.0), axis=0)
+            tl.store(DX + dxoff + cols, (y * (dy - total)).to(DX.dtype.element_ty), mask=m)
+            _count_out(slots, DEP, row, split, SPLIT_P2)
+
+
+# --------------------------------------------------------------------------------------
+# The launch model
+# --------------------------------------------------------------------------------------
+
+_SMS: dict = {}
+
+
+def _sm_count(device: torch.device) -> int:
+    if device.type != "cuda":
+        return 132  # the interpreter: plan as for an H200, so CPU tests see the GPU's layouts
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _SMS:
+        _SMS[idx] = torch.cuda.get_device_properties(idx).multi_processor_count
+    return _SMS[idx]
+
+
+def _warps(block: int) -> int:
+    w = max(1, min(32, block // (32 * ELEMS_PER_THREAD)))
+    return 1 << (w.bit_length() - 1)
+
+
+def plan(n: int, rows: int, sms: int = 132, max_row: int = MAX_ROW) -> dict:
+    """Launch configuration from the shape: BLOCK columns per program, SPLIT programs per row.
+
+    A row up to max_row long stays whole in one program, unless the rows are too few to give
+    every SM a program (then it splits, down to MIN_SPLIT_BLOCK columns per program); a longer
+    row splits into parts of about SPLIT_BLOCK columns (more parts when rows are few, so that
+    rows x parts covers the SMs twice); at most 4 x SMs parts per row, so that they can all be
+    resident at once."""
+    np2 = triton.next_power_of_2(n)
+    want = max(1, -(-2 * sms // max(rows, 1)))  # parts per row that would fill the GPU twice
+    if n <= max_row:
+        split = 1 if rows >= sms or n < 2 * MIN_SPLIT_BLOCK else min(want, n // MIN_SPLIT_BLOCK)
+    else:
+        split = max(-(-n // SPLIT_BLOCK), min(want, n // MIN_SPLIT_BLOCK))
+    split = max(1, min(split, 4 * sms))
+    if split == 1:
+        return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
+    block = triton.next_power_of_2(-(-n // split))
+    split = -(-n // block)  # no empty parts
+    if split == 1:
+        return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
+    return {"BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
+            "num_warps": _warps(block)}
+
+
+# The split exchange's workspace: per (device, stream) outside graph capture, all zeros between
+# calls (each call leaves it as it found it); a fresh zeroed one per call while a CUDA graph is
+# captured, so a graph holds its own memset and never depends on memory zeroed outside it.
+_WS: dict = {}
+
+
+def _workspace(device: torch.device, rows: int, per_row: int):
+    def zeroed(r, p):
+        return (torch.zeros(r * p, dtype=torch.int64, device=device),
+                torch.zeros(r, dtype=torch.int32, device=device))
+
+    if device.type != "cuda" or torch.cuda.is_current_stream_capturing():
+        return zeroed(rows, per_row)
+    key = (device.index, torch.cuda.current_stream(device).cuda_stream, per_row)
+    ws = _WS.get(key)
+    if ws is None or ws[1].numel() < rows:
+        ws = _WS[key] = zeroed(max(rows, 2 * ws[1].numel() if ws is not None else 0), per_row)
+    return ws
+
+
+def _rows_view(t: torch.Tensor) -> torch.Tensor:
+    n = t.shape[-1]
+    if t.dim() == 2:
+        return t
+    try:
+        return t.view(-1, n)
+    except RuntimeError:  # leading dims not collapsible: copy (correct, slower)
+        return t.reshape(-1, n)
+
+
+def _check(name: str, t) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor")
+    if t.dtype not in _SUPPORTED:
+        raise ValueError(f"{name}: unsupported dtype {t.dtype}; use float32, float16 or bfloat16")
+    if t.device.type != "cuda" and not _INTERPRET:
+        raise ValueError(f"{name} must be a CUDA tensor (or TRITON_INTERPRET=1 for CPU tensors)")
+    if t.dim() < 1 or t.shape[-1] == 0:
+        raise ValueError(f"{name} must have a non-empty last dimension, got shape {tuple(t.shape)}")
+
+
+def _launch(kernel, tensors, strides, out2, n, rows, cfg, per_row_slots):
+    device = out2.device
+    split = cfg["SPLIT"]
+    contig = all(s == n for s in strides)
+    kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig, num_warps=cfg["num_warps"])
+    if split == 1:
+        slots = dep = out2  # unused
+    else:
+        slots, dep = _workspace(device, rows, per_row_slots * cfg["SPLIT_P2"])
+    args = (*tensors, slots, dep, *strides, split, n)
+    grid = (rows * split,)
+    if split > 1 and _INTERPRET:
+        kernel[grid](*args, PHASE=1, **kw)
+        kernel[grid](*args, PHASE=2, **kw)
+    else:
+        kernel[grid](*args, PHASE=0, **kw)
+
+
+def softmax_forward(x: torch.Tensor) -> torch.Tensor:
+    """softmax over the last dimension; a new tensor of x's dtype and shape (x is not modified)."""
+    _check("x", x)
+    n = x.shape[-1]
+    y = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    if x.numel() == 0:
+        return y
+    x2 = _rows_view(x)
+    if x2.stride(-1) != 1:
+        x2 = x2.contiguous()
+    y2 = y.view(-1, n)
+    rows = x2.shape[0]
+    cfg = plan(n, rows, _sm_count(x.device))
+    with torch.cuda.device(x.device) if x.device.type == "cuda" else _nullctx():
+        _launch(_fwd, (x2, y2), (x2.stride(0), y2.stride(0)), y2, n, rows, cfg, 2)
+    return y
+
+
+def softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    """dx = y * (dy - sum(y * dy, -1)); a new tensor of dy's dtype and shape."""
+    _check("y", y)
+    _check("dy", dy)
+    if y.shape != dy.shape:
+        raise ValueError(f"y and dy shapes differ: {tuple(y.shape)} vs {tuple(dy.shape)}")
+    if y.device != dy.device:
+        raise ValueError(f"y and dy on different devices: {y.device} vs {dy.device}")
+    n = y.shape[-1]
+    dx = torch.empty(dy.shape, dtype=dy.dtype, device=dy.device)
+    if dy.numel() == 0:
+        return dx
+    y2, dy2 = _rows_view(y), _rows_view(dy)
+    if y2.stride(-1) != 1:
+        y2 = y2.contiguous()
+    if dy2.stride(-1) != 1:
+        dy2 = dy2.contiguous()
+    dx2 = dx.view(-1, n)
+    rows = dy2.shape[0]
+    cfg = plan(n, rows, _sm_count(dy.device), MAX_ROW_BWD)
+    with torch.cuda.device(dy.device) if dy.device.type == "cuda" else _nullctx():
+        _launch(_bwd, (y2, dy2, dx2), (y2.stride(0), dy2.stride(0), dx2.stride(0)), dx2, n, rows, cfg, 1)
+    return dx
+
+
+class _nullctx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -1,0 +1,54 @@
+"""Compile the softmax and cross-entropy Triton kernels for sm_90 here, without a GPU, and print
+each variant's registers, stack (spills) and 16-byte global accesses (ptxas and cuobjdump ship
+with the triton wheel). What costs no device time: run it before a device call.
+
+    python lab/softmax/aot_check.py
+"""
+import re
+import triton
+from triton.compiler import ASTSource
+from triton.backends.compiler import GPUTarget
+from site_builder.runner.families import import_module
+
+sm = import_module("softmax", "kr_triton")
+ce = import_module("cross-entropy", "kr_triton")
+target = GPUTarget("cuda", 90, 32)
+def comp(fn, sig, cexpr, warps, label):
+    names = fn.arg_names
+    full = {}
+    for n in names:
+        full[n] = "constexpr" if n in cexpr else sig[n]
+    attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(names) if n not in cexpr and (full[n].startswith("*") or n in ("N",))}
+    src = ASTSource(fn=fn, signature=full, constexprs={(names.index(k),): v for k, v in cexpr.items()}, attrs=attrs)
+    try:
+        k = triton.compile(src, target=target, options={"num_warps": warps, "num_stages": 3})
+        md = k.metadata
+        import subprocess, tempfile, os
+        f = tempfile.NamedTemporaryFile(suffix=".cubin", delete=False); f.write(k.asm["cubin"]); f.close()
+        out = subprocess.run([os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump"), "-res-usage", f.name], capture_output=True, text=True).stdout
+        m = re.search(r"REG:(\d+).*?STACK:(\d+).*?SHARED:(\d+).*?LOCAL:(\d+)", out)
+        print(f"{label}: {m.group(0) if m else out[-300:]}")
+        ptx = k.asm["ptx"]
+        print("   ld.global.v4:", len(re.findall(r"ld\.global[^ ]*\.v4", ptx)), "st.global.v4:", len(re.findall(r"st\.global[^ ]*\.v4", ptx)), "local:", len(re.findall(r"\.local", ptx)))
+    except Exception as e:
+        print(label, "FAILED", type(e).__name__, str(e)[:1500])
+# the layouts plan() picks: whole rows up to MAX_ROW (forward) / MAX_ROW_BWD (backward, CE
+# fwd+bwd: they hold more per element), split rows in 8192 or (few rows) 2048-column parts
+FWD = [(32768, 1, 32), (8192, 16, 16), (2048, 128, 4), (1024, 1, 2)]
+BWD = [(16384, 1, 32), (8192, 16, 16), (2048, 128, 4), (1024, 1, 2)]
+for dt in ("bf16", "fp32"):
+  for BLOCK, P2, w in FWD:
+    comp(sm._fwd, {"X": f"*{dt}", "Y": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_x": "i32", "stride_y": "i32", "split": "i32", "N": "i32"},
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"sm fwd {dt} B{BLOCK} P{P2} w{w}")
+  for BLOCK, P2, w in BWD:
+    comp(sm._bwd, {"Yp": f"*{dt}", "DY": f"*{dt}", "DX": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_y": "i32", "stride_dy": "i32", "stride_dx": "i32", "split": "i32", "N": "i32"},
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"sm bwd {dt} B{BLOCK} P{P2} w{w}")
+    comp(ce._fwd_bwd, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "LOSSROW": "*fp32", "SLOTS": "*i64", "DEP": "*i64", "stride_x": "i32", "stride_dx": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"},
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w}")
+  comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"},
+       {"BLOCK": 4096, "PART": 131072, "CONTIG": True}, 8, f"ce lse {dt}")
+comp(ce._finish, {"PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "LOSSROW": "*fp32", "T": "*i64", "OUT": "*bf16", "BSUM": "*fp32", "BCNT": "*fp32", "WS": "*i64", "rows": "i32", "split": "i32", "ignore_index": "i32", "nblocks": "i32"},
+     {"FROM_PARTS": True, "R": 256, "SPLIT_P2": 16, "NB_P2": 128}, 4, "ce finish parts")
+comp(ce._finish, {"PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "LOSSROW": "*fp32", "T": "*i64", "OUT": "*bf16", "BSUM": "*fp32", "BCNT": "*fp32", "WS": "*i64", "rows": "i32", "split": "i32", "ignore_index": "i32", "nblocks": "i32"},
+     {"FROM_PARTS": False, "R": 256, "SPLIT_P2": 1, "NB_P2": 128}, 4, "ce finish rows")
+comp(ce._count, {"T": "*i64", "WS": "*i64", "rows": "i32", "ignore_index": "i32"}, {"R": 1024}, 4, "ce count")

@@ -1,0 +1,248 @@
+"""GPU tests of kernels/softmax/kr_triton.py and kernels/cross_entropy/kr_triton.py (skipped
+without CUDA): bf16, fp16 and fp32; odd and prime sizes; rows 0 and 1; strided views; very large
+and −inf logits; every target ignored; another ignore_index; CUDA-graph capture of the split
+layout; run-to-run bit identity.
+
+    python -m pytest -q tests/gpu/test_softmax_ce_gpu.py
+"""
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+ROOT = Path(__file__).resolve().parents[2]
+
+if not torch.cuda.is_available():
+    pytest.skip("needs a CUDA GPU", allow_module_level=True)
+
+triton = pytest.importorskip("triton")
+_IN_SUBPROCESS = type(triton.language.standard.sum).__name__ == "InterpretedFunction"
+
+
+def test_gpu_suite_in_fresh_process():
+    if not _IN_SUBPROCESS:
+        pytest.skip("Triton is compiled in this process: the tests below run here")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=1800)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+
+
+@pytest.fixture(autouse=True)
+def _only_subprocess_runner_here(request):
+    if _IN_SUBPROCESS and request.node.name != "test_gpu_suite_in_fresh_process":
+        pytest.skip("run by test_gpu_suite_in_fresh_process")
+
+
+def _load(family):
+    from site_builder.runner.families import import_module
+
+    return import_module(family, "kr_triton")
+
+
+sm = _load("softmax") if not _IN_SUBPROCESS else None
+ce = _load("cross-entropy") if not _IN_SUBPROCESS else None
+
+# relative error of the whole tensor (norm) and of every element, per output dtype
+NORM_TOL = {torch.float32: 1e-6, torch.bfloat16: 4e-3, torch.float16: 5e-4}
+ELEM_RTOL = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
+# bf16 and fp32 on every shape, fp16 on two (each layout and dtype is a separate compile)
+CASES_DT = [torch.bfloat16, torch.float32]
+# (rows, cols): whole rows and split rows; prime cols 1021, 32003, 131071; the vocabularies
+SM_SHAPES = [(1, 1021), (37, 32003), (1, 131071), (3, 128256), (64, 151936), (2, 262144), (300, 4096),
+             (4096, 1024), (130, 32000)]
+CE_SHAPES = [(1, 32003), (300, 32000), (5, 131071), (257, 128256), (64, 151936), (3, 262144), (1024, 1021)]
+_NAMES = {torch.bfloat16: "bf16", torch.float32: "fp32", torch.float16: "fp16"}
+
+
+def _cases(shapes, extra):
+    combos = [(d, r, c) for d in CASES_DT for r, c in shapes] + extra
+    return [pytest.param(d, r, c, id=f"{_NAMES[d]}-{r}x{c}") for d, r, c in combos]
+
+
+SM_CASES = _cases(SM_SHAPES, [(torch.float16, 37, 32003), (torch.float16, 3, 128256)])
+CE_CASES = _cases(CE_SHAPES, [(torch.float16, 300, 32000), (torch.float16, 5, 131071)])
+
+
+def relerr(a, b):
+    return ((a.double() - b).norm() / b.norm().clamp_min(1e-300)).item()
+
+
+#: fp16's subnormal spacing: probabilities of about 1/cols and gradients of about
+#: 1/(vocab · n_valid) fall below fp16's smallest normal (6.1e-5), where the dtype itself has an
+#: absolute resolution of 2^-24; bf16 and fp32 keep full relative precision down to 1e-38.
+SUBNORMAL = {torch.float16: 2.0**-24, torch.bfloat16: 0.0, torch.float32: 0.0}
+
+
+def elem_ok(out, ref, dtype, atol):
+    atol = atol + SUBNORMAL[dtype]
+    return bool(((out.double() - ref).abs() <= atol + ELEM_RTOL[dtype] * ref.abs()).all())
+
+
+def norm_ok(out, ref, dtype, factor=1.0):
+    """The whole tensor's relative error (not for fp16, whose subnormals dominate it)."""
+    return dtype == torch.float16 or relerr(out, ref) < factor * NORM_TOL[dtype]
+
+
+def logits(rows, cols, dtype, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    x = 2 * torch.randn(rows, cols, device="cuda", generator=g)
+    x += 20 * torch.rand(rows, 1, device="cuda", generator=g) - 10
+    return x.to(dtype), g
+
+
+@pytest.mark.parametrize("dtype,rows,cols", SM_CASES)
+def test_softmax_vs_float64_and_torch(dtype, rows, cols):
+    x, g = logits(rows, cols, dtype, rows * 31 + cols)
+    x[0, 3] = -math.inf
+    xc = x.clone()
+    y = sm.softmax_forward(x)
+    torch.cuda.synchronize()
+    assert torch.equal(x, xc) and y.dtype == dtype and torch.isfinite(y).all()
+    ref = torch.softmax(x.double(), -1)
+    assert norm_ok(y, ref, dtype) and elem_ok(y, ref, dtype, 1e-4 / cols)
+    assert y[0, 3] == 0
+    # against the PyTorch built-in: the same single rounding of a float32 result, so in bf16 and
+    # fp16 bit-identical almost everywhere, in fp32 within float32 rounding
+    yt = torch.softmax(x, -1)
+    if dtype == torch.float32:
+        torch.testing.assert_close(y, yt, rtol=1e-5, atol=1e-7 / cols)
+    else:
+        assert (y != yt).float().mean().item() < 0.05
+    dy = torch.randn(rows, cols, device="cuda", generator=g).to(dtype)
+    yc, dyc = y.clone(), dy.clone()
+    dx = sm.softmax_backward(y, dy)
+    assert torch.equal(y, yc) and torch.equal(dy, dyc)
+    yd = y.double()
+    dref = yd * (dy.double() - (yd * dy.double()).sum(-1, keepdim=True))
+    assert norm_ok(dx, dref, dtype, 4.0) and elem_ok(dx, dref, dtype, 1e-3 / cols)
+    assert torch.equal(sm.softmax_forward(x), y) and torch.equal(sm.softmax_backward(y, dy), dx)  # bit identical
+
+
+def test_softmax_rows_0_1_strided_and_edge_values():
+    assert sm.softmax_forward(torch.empty(0, 128256, device="cuda", dtype=torch.bfloat16)).shape == (0, 128256)
+    base, _ = logits(6, 140000, torch.bfloat16, 5)
+    view = base[::2, 1000:129256]  # strided rows, offset start: 3 x 128256
+    assert relerr(sm.softmax_forward(view), torch.softmax(view.double(), -1)) < NORM_TOL[torch.bfloat16]
+    one = base[:1, :32000]
+    assert relerr(sm.softmax_forward(one), torch.softmax(one.double(), -1)) < NORM_TOL[torch.bfloat16]
+    x = torch.full((3, 131071), -math.inf, device="cuda")
+    x[1, 99] = 5.0
+    x[2, :] = 3e38
+    x[2, 7] = -3e38
+    y = sm.softmax_forward(x)
+    yt = torch.softmax(x, -1)
+    assert torch.isnan(y[0]).all() and torch.isnan(yt[0]).all()  # an all -inf row: NaN, as torch
+    assert torch.equal(y[1], yt[1])
+    torch.testing.assert_close(y[2], yt[2])
+
+
+def test_softmax_split_layout_in_a_cuda_graph():
+    x, g = logits(2, 262144, torch.bfloat16, 9)
+    assert sm.plan(262144, 2)["SPLIT"] > 1
+    ref = sm.softmax_forward(x)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        sm.softmax_forward(x)  # warm-up
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            y = sm.softmax_forward(x)
+    for _ in range(5):
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(y, ref)
+
+
+def ce_ref(x, t, ii=-100):
+    xg = x.double().clone().requires_grad_(True)
+    loss = F.cross_entropy(xg, t, ignore_index=ii)
+    (gr,) = torch.autograd.grad(loss, xg)
+    return loss.detach(), gr
+
+
+@pytest.mark.parametrize("dtype,rows,vocab", CE_CASES)
+def test_cross_entropy_vs_float64_and_torch(dtype, rows, vocab):
+    x, g = logits(rows, vocab, dtype, rows * 17 + vocab)
+    t = torch.randint(0, vocab, (rows,), device="cuda", generator=g)
+    if rows > 4:
+        t[torch.randperm(rows, device="cuda", generator=g)[: rows // 4]] = -100
+    x[0, (int(t[0]) + 1) % vocab] = -math.inf
+    xc, tc = x.clone(), t.clone()
+    loss_ref, g_ref = ce_ref(x, t)
+    loss = ce.cross_entropy(x, t)
+    loss2, dx = ce.cross_entropy_fwd_bwd(x, t)
+    torch.cuda.synchronize()
+    assert torch.equal(x, xc) and torch.equal(t, tc)
+    assert loss.dtype == dtype and loss.shape == () and dx.dtype == dtype
+    lt = 1e-5 if dtype == torch.float32 else 4e-3  # one rounding of the loss to the dtype
+    assert abs(loss.item() - loss_ref.item()) <= lt * abs(loss_ref.item())
+    assert abs(loss2.item() - loss_ref.item()) <= lt * abs(loss_ref.item())
+    n_valid = int((t != -100).sum())
+    assert norm_ok(dx, g_ref, dtype) and elem_ok(dx, g_ref, dtype, 1e-4 / (vocab * n_valid))
+    assert torch.equal(dx[t == -100], torch.zeros_like(dx[t == -100]))
+    lt_, = (F.cross_entropy(x, t),)
+    assert abs(lt_.item() - loss_ref.item()) <= 2e-2 * abs(loss_ref.item())  # PyTorch's own, for scale
+    l3, dx3 = ce.cross_entropy_fwd_bwd(x, t)
+    assert torch.equal(l3, loss2) and torch.equal(dx3, dx) and torch.equal(ce.cross_entropy(x, t), loss)
+
+
+def test_cross_entropy_all_ignored_matches_pytorch():
+    x, _ = logits(300, 128256, torch.bfloat16, 3)
+    t = torch.full((300,), -100, device="cuda")
+    xg = x.clone().requires_grad_(True)
+    lt = F.cross_entropy(xg, t)
+    (gt,) = torch.autograd.grad(lt, xg)
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t)
+    assert math.isnan(lt.item()) and math.isnan(loss.item()) and math.isnan(ce.cross_entropy(x, t).item())
+    assert torch.equal(dx, gt) and not dx.any()
+
+
+def test_cross_entropy_rows_0_1_strided_ignore_index_and_edge_values():
+    e = torch.empty(0, 32000, device="cuda", dtype=torch.bfloat16)
+    te = torch.empty(0, dtype=torch.int64, device="cuda")
+    assert math.isnan(ce.cross_entropy(e, te).item()) and math.isnan(F.cross_entropy(e, te).item())
+    assert ce.cross_entropy_fwd_bwd(e, te)[1].shape == (0, 32000)
+    base, g = logits(8, 140000, torch.bfloat16, 4)
+    view = base[::2, :128256]  # strided rows
+    t = torch.tensor([0, 128255, 5, -1], device="cuda")
+    loss_ref, g_ref = ce_ref(view, t, ii=-1)
+    loss, dx = ce.cross_entropy_fwd_bwd(view, t, ignore_index=-1)
+    assert abs(loss.item() - loss_ref.item()) <= 4e-3 * loss_ref.item()
+    assert relerr(dx, g_ref) < NORM_TOL[torch.bfloat16]
+    assert abs(ce.cross_entropy(view, t, ignore_index=-1).item() - loss_ref.item()) <= 4e-3 * loss_ref.item()
+    one = base[:1, :151936]
+    t1 = torch.tensor([77], device="cuda")
+    assert abs(ce.cross_entropy(one, t1).item() - ce_ref(one, t1)[0].item()) <= 4e-3 * ce_ref(one, t1)[0].item()
+    x = torch.randn(4, 262144, device="cuda")
+    x[0, 11] = 3e38  # very large logits: finite loss, no overflow (fp32 accumulation)
+    x[1, :] = -1e30
+    x[2, 100:] = -math.inf
+    t = torch.tensor([11, 5, 50, 7], device="cuda")
+    loss_ref, g_ref = ce_ref(x, t)
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t)
+    assert torch.isfinite(loss) and abs(loss.item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+    assert relerr(dx, g_ref) < 1e-6
+    assert abs(ce.cross_entropy(x, t).item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+
+
+def test_cross_entropy_split_layout_in_a_cuda_graph():
+    x, g = logits(3, 262144, torch.bfloat16, 9)
+    t = torch.tensor([1, -100, 262143], device="cuda")
+    ref = ce.cross_entropy_fwd_bwd(x, t)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        ce.cross_entropy_fwd_bwd(x, t)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            out = ce.cross_entropy_fwd_bwd(x, t)
+    for _ in range(5):
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(out[0], ref[0]) and torch.equal(out[1], ref[1])

@@ -1,0 +1,235 @@
+"""CPU tests of kernels/swiglu/kr_triton.py and kernels/rope/kr_triton.py under the Triton
+interpreter (float32, small odd shapes), forward and backward, against the float64 references
+of the families (kernels/swiglu/reference.py, kernels/rope/reference.py); and the references
+against the eager baselines' formulas and autograd in float64.
+
+TRITON_INTERPRET=1 is set before triton is imported and the modules are
+imported through site_builder.runner.families.import_module; if another test module imported
+the GPU build of Triton first, the file runs again in a fresh process, so they are interpreted.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+os.environ["TRITON_INTERPRET"] = "1"
+
+import pytest  # noqa: E402
+
+torch = pytest.importorskip("torch")
+triton = pytest.importorskip("triton")
+pytest.importorskip("numpy")  # the Triton interpreter needs it
+
+ROOT = Path(__file__).resolve().parents[1]
+_IN_SUBPROCESS = type(triton.language.standard.sum).__name__ != "InterpretedFunction"
+
+
+def test_cpu_suite_in_fresh_process():
+    if not _IN_SUBPROCESS:
+        pytest.skip("Triton is interpreted in this process: the tests below run here")
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+
+
+@pytest.fixture(autouse=True)
+def _only_subprocess_runner_here(request):
+    if _IN_SUBPROCESS and request.node.name != "test_cpu_suite_in_fresh_process":
+        pytest.skip("run by test_cpu_suite_in_fresh_process")
+
+
+def _load(family, module):
+    from site_builder.runner.families import import_module
+
+    return import_module(family, module)
+
+
+if not _IN_SUBPROCESS:
+    sw = _load("swiglu", "kr_triton")
+    swref = _load("swiglu", "reference")
+    rp = _load("rope", "kr_triton")
+    rpref = _load("rope", "reference")
+    rpin = _load("rope", "inputs")
+
+F32 = dict(atol=2e-6, rtol=1e-5)
+
+
+def _close(out, ref, atol, rtol):
+    err = (out.double() - ref).abs()
+    bound = atol + rtol * ref.abs()
+    assert bool((err <= bound).all()), f"max error {err.max().item():.3g} (bound at worst {bound.min().item():.3g})"
+
+
+# ---- SwiGLU ---------------------------------------------------------------------------------
+
+SW_SHAPES = [(1, 1), (1, 7), (3, 37), (5, 130), (17, 300), (2, 1031), (64, 96)]
+
+
+@pytest.mark.parametrize("t,i", SW_SHAPES)
+def test_swiglu_forward_backward_f32(t, i):
+    g = torch.randn(t, i) * 4
+    u = torch.randn(t, i)
+    dy = torch.randn(t, i)
+    _close(sw.swiglu_forward(g, u), swref.swiglu64(g, u), **F32)
+    dg, du = sw.swiglu_backward(dy, g, u)
+    rg, ru = swref.swiglu_backward64(dy, g, u)
+    _close(dg, rg, **F32)
+    _close(du, ru, **F32)
+    assert dg.shape == du.shape == (t, i) and dg.dtype == torch.float32
+
+
+@pytest.mark.parametrize("t,i", [(1, 5), (3, 37), (7, 260), (2, 1031)])
+def test_swiglu_fused_layout_f32(t, i):
+    gu = torch.randn(t, 2 * i) * 3
+    dy = torch.randn(t, i)
+    keep = gu.clone()
+    y = sw.swiglu_fused_forward(gu)
+    _close(y, swref.swiglu64(gu[:, :i], gu[:, i:]), **F32)
+    d = sw.swiglu_fused_backward(dy, gu)
+    rg, ru = swref.swiglu_backward64(dy, gu[:, :i], gu[:, i:])
+    _close(d[:, :i], rg, **F32)
+    _close(d[:, i:], ru, **F32)
+    assert torch.equal(gu, keep), "gate_up was modified"
+    ref = swref.reference({"dy": dy, "gate_up": gu.view(t, 2, i)}, {})["dgate_up"].view(t, 2 * i)
+    _close(d, ref, **F32)
+
+
+def test_swiglu_strided_and_3d_views_f32():
+    base = torch.randn(6, 2, 50)
+    g = base[:, 0, :]          # row stride 100
+    u = torch.randn(50, 6).t()  # not unit column stride: copied
+    dy = torch.randn(2, 3, 50)  # leading dims collapse
+    _close(sw.swiglu_forward(g, u), swref.swiglu64(g, u), **F32)
+    g3 = torch.randn(2, 3, 50)
+    u3 = torch.randn(2, 3, 50)
+    dg, du = sw.swiglu_backward(dy, g3, u3)
+    rg, ru = swref.swiglu_backward64(dy, g3, u3)
+    assert dg.shape == (2, 3, 50)
+    _close(dg, rg, **F32)
+    _close(du, ru, **F32)
+
+
+def test_swiglu_empty_and_bad_input():
+    y = sw.swiglu_forward(torch.randn(0, 8), torch.randn(0, 8))
+    assert y.shape == (0, 8)
+    with pytest.raises(ValueError, match="shape"):
+        sw.swiglu_forward(torch.randn(2, 8), torch.randn(2, 9))
+    with pytest.raises(ValueError, match="even"):
+        sw.swiglu_fused_forward(torch.randn(2, 7))
+    with pytest.raises(ValueError, match="dtype"):
+        sw.swiglu_forward(torch.randn(2, 8).double(), torch.randn(2, 8).double())
+
+
+def test_swiglu_reference_against_eager_and_autograd_f64():
+    g = torch.randn(9, 33, dtype=torch.float64) * 5
+    u = torch.randn(9, 33, dtype=torch.float64)
+    dy = torch.randn(9, 33, dtype=torch.float64)
+    ref = swref.reference({"gate": g, "up": u}, {})
+    torch.testing.assert_close(ref["y"], torch.nn.functional.silu(g) * u, rtol=1e-12, atol=1e-12)
+    gg, uu = g.clone().requires_grad_(), u.clone().requires_grad_()
+    (torch.nn.functional.silu(gg) * uu).backward(dy)
+    back = swref.reference({"dy": dy, "gate": g, "up": u}, {})
+    torch.testing.assert_close(back["dgate"], gg.grad, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(back["dup"], uu.grad, rtol=1e-12, atol=1e-12)
+    # the eager baseline's backward formula (impl_eager.hf_swiglu_backward) is autograd's
+    dup = dy * torch.nn.functional.silu(g)
+    dgate = torch.ops.aten.silu_backward(dy * u, g)
+    torch.testing.assert_close(dgate, gg.grad, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(dup, uu.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_swiglu_plan_is_a_model_not_a_table():
+    # one-token calls still spread over many programs; big calls use full 8 KB tiles
+    small = sw.plan(1, 14336, 2, 132)
+    assert small["programs"] >= 50 and small["BLOCK_R"] == 1
+    big = sw.plan(1, 4096 * 14336, 2, 132)
+    assert big["BLOCK_C"] * big["BLOCK_R"] * 2 == 8192 and big["EVEN"]
+    # 11008 columns: the block that pads least, not the largest power of two
+    odd = sw.plan(4096, 11008, 2, 132)
+    padded = triton.cdiv(11008, odd["BLOCK_C"]) * odd["BLOCK_C"]
+    assert (padded - 11008) / 11008 < 0.03
+
+
+# ---- RoPE ----------------------------------------------------------------------------------
+
+RP_SHAPES = [  # batch, heads_q, heads_kv, seq, head_dim, pos_batch
+    (1, 3, 1, 5, 6, 1), (2, 4, 2, 3, 10, 2), (3, 5, 3, 1, 8, 3), (2, 7, 1, 4, 4, 1), (1, 2, 2, 9, 34, 1),
+]
+
+
+def _bshd(b, s, h, d):
+    return torch.randn(b, s, h, d).transpose(1, 2)
+
+
+@pytest.mark.parametrize("b,hq,hk,s,d,pb", RP_SHAPES)
+def test_rope_forward_backward_f32(b, hq, hk, s, d, pb):
+    q, k = _bshd(b, s, hq, d), _bshd(b, s, hk, d)
+    cos, sin = torch.randn(pb, s, d), torch.randn(pb, s, d)  # arbitrary tables: both halves used
+    qe, ke = rp.rope_forward(q, k, cos, sin)
+    ref = rpref.reference({"q": q, "k": k, "cos": cos, "sin": sin}, {})
+    _close(qe, ref["q_embed"], **F32)
+    _close(ke, ref["k_embed"], **F32)
+    assert qe.stride() == q.stride(), "the output takes the input's layout"
+    dq, dk = rp.rope_backward(q, k, cos, sin)
+    back = rpref.reference({"dq_embed": q, "dk_embed": k, "cos": cos, "sin": sin}, {})
+    _close(dq, back["dq"], **F32)
+    _close(dk, back["dk"], **F32)
+
+
+def test_rope_contiguous_2d_tables_and_positions_f32():
+    q = torch.randn(2, 3, 4, 8)
+    k = torch.randn(2, 1, 4, 8)
+    pos = torch.tensor([[5, 6, 7, 8], [100, 101, 102, 103]])
+    cos, sin = rpin.rope_tables(pos, 8, torch.float32)
+    qe, ke = rp.rope_forward(q, k, cos, sin)
+    ref = rpref.reference({"q": q, "k": k, "cos": cos, "sin": sin}, {})
+    _close(qe, ref["q_embed"], **F32)
+    _close(ke, ref["k_embed"], **F32)
+    c2, s2 = rpin.rope_tables(torch.arange(4), 8, torch.float32)  # [seq, head_dim]
+    qe2, _ = rp.rope_forward(q, k, c2, s2)
+    _close(qe2, rpref.reference({"q": q, "k": k, "cos": c2, "sin": s2}, {})["q_embed"], **F32)
+
+
+def test_rope_bad_input():
+    q, k = torch.randn(1, 2, 3, 8), torch.randn(1, 1, 3, 8)
+    with pytest.raises(ValueError, match="cos/sin"):
+        rp.rope_forward(q, k, torch.randn(4, 8), torch.randn(4, 8))
+    with pytest.raises(ValueError, match="even"):
+        rp.rope_forward(torch.randn(1, 2, 3, 7), torch.randn(1, 1, 3, 7), torch.randn(3, 7), torch.randn(3, 7))
+    with pytest.raises(ValueError, match="k has shape"):
+        rp.rope_forward(q, torch.randn(2, 1, 3, 8), torch.randn(3, 8), torch.randn(3, 8))
+
+
+def test_rope_reference_against_eager_and_autograd_f64():
+    q = torch.randn(2, 4, 5, 16, dtype=torch.float64)
+    k = torch.randn(2, 2, 5, 16, dtype=torch.float64)
+    cos, sin = rpin.rope_tables(torch.arange(5)[None].expand(2, 5), 16, torch.float64)
+    def rotate_half(x):  # Transformers' Llama, verbatim
+        x1 = x[..., : x.shape[-1] // 2]
+        x2 = x[..., x.shape[-1] // 2 :]
+        return torch.cat((-x2, x1), dim=-1)
+
+    def hf(q, k):  # Transformers' apply_rotary_pos_emb, unsqueeze_dim=1
+        c, s = cos.unsqueeze(1), sin.unsqueeze(1)
+        return q * c + rotate_half(q) * s, k * c + rotate_half(k) * s
+
+    ref = rpref.reference({"q": q, "k": k, "cos": cos, "sin": sin}, {})
+    eq, ek = hf(q, k)
+    torch.testing.assert_close(ref["q_embed"], eq, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(ref["k_embed"], ek, rtol=1e-12, atol=1e-12)
+    qq, kk = q.clone().requires_grad_(), k.clone().requires_grad_()
+    gq, gk = torch.randn_like(q), torch.randn_like(k)
+    oq, ok = hf(qq, kk)
+    torch.autograd.backward((oq, ok), (gq, gk))
+    back = rpref.reference({"dq_embed": gq, "dk_embed": gk, "cos": cos, "sin": sin}, {})
+    torch.testing.assert_close(back["dq"], qq.grad, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(back["dk"], kk.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_rope_plan_spreads_decode_over_the_sms():
+    one = rp.plan(1, 32, 8, 128, 2, 132)
+    assert one["programs"] == 40 and one["GQ"] == 1
+    prefill = rp.plan(8192, 32, 8, 128, 2, 132)
+    assert prefill["GQ"] == 32 and prefill["programs"] == 2 * 8192

@@ -1,0 +1,347 @@
+"""CPU tests of the rmsnorm and layernorm families: the float64 references against eager
+PyTorch and autograd in float64, and our Triton kernels (kernels/{rmsnorm,layernorm}/kr_triton.py)
+under the Triton interpreter in float32 on small odd shapes, forward and backward.
+
+TRITON_INTERPRET=1 is set here, before triton is imported; if another test module imported
+the GPU build first, the tests run again in a fresh process, so the kernels are interpreted.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+_TRITON_PREIMPORTED = "triton" in sys.modules
+os.environ["TRITON_INTERPRET"] = "1"
+
+import pytest  # noqa: E402
+
+torch = pytest.importorskip("torch")
+triton = pytest.importorskip("triton")
+pytest.importorskip("numpy")  # the Triton interpreter needs it
+
+ROOT = Path(__file__).resolve().parents[1]
+_IN_SUBPROCESS = type(triton.language.standard.sum).__name__ != "InterpretedFunction"
+
+
+def test_cpu_suite_in_fresh_process():
+    if not _IN_SUBPROCESS:
+        pytest.skip("Triton is interpreted in this process: the tests below run here")
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+
+
+@pytest.fixture(autouse=True)
+def _only_subprocess_runner_here(request):
+    if _IN_SUBPROCESS and request.node.name != "test_cpu_suite_in_fresh_process":
+        pytest.skip("run by test_cpu_suite_in_fresh_process")
+
+
+def _mod(family, name):
+    from site_builder.runner.families import import_module
+
+    return import_module(family, name)
+
+
+if not _IN_SUBPROCESS:
+    rms = _mod("rmsnorm", "kr_triton")
+    ln = _mod("layernorm", "kr_triton")
+    rms_pkg = _mod("rmsnorm", None)
+    ln_pkg = _mod("layernorm", None)
+    rms_ref = _mod("rmsnorm", "reference")
+    ln_ref = _mod("layernorm", "reference")
+    rms_eager = _mod("rmsnorm", "eager")
+    ln_eager = _mod("layernorm", "eager")
+
+
+def _case(pkg, kind, rows, hidden, dtype="float32"):
+    from site_builder.runner.family import Case, Tensor
+
+    f = {"rows": rows, "hidden": hidden}
+    if pkg is rms_pkg:
+        ins = {"x": ("float", ["rows", "hidden"]), "weight": ("float", ["hidden"])}
+        outs = {"y": ("float", ["rows", "hidden"])}
+        if kind == "backward":
+            ins = {"dy": ("float", ["rows", "hidden"]), "x": ("float", ["rows", "hidden"]),
+                   "weight": ("float", ["hidden"]), "rstd": ("float32", ["rows"])}
+            outs = {"dx": ("float", ["rows", "hidden"]), "dweight": ("float", ["hidden"])}
+        params = {"eps": 1e-6}
+    else:
+        ins = {"x": ("float", ["rows", "hidden"]), "weight": ("float", ["hidden"]), "bias": ("float", ["hidden"])}
+        outs = {"y": ("float", ["rows", "hidden"])}
+        if kind == "backward":
+            ins = {"dy": ("float", ["rows", "hidden"]), "x": ("float", ["rows", "hidden"]),
+                   "weight": ("float", ["hidden"]), "mean": ("float32", ["rows"]), "rstd": ("float32", ["rows"])}
+            outs = {"dx": ("float", ["rows", "hidden"]), "dweight": ("float", ["hidden"]),
+                    "dbias": ("float", ["hidden"])}
+        params = {"eps": 1e-5}
+
+    def res(group):
+        return {k: Tensor(dtype if d == "float" else d, tuple(f[a] for a in s)) for k, (d, s) in group.items()}
+
+    return Case(id=f"t-{kind}-{rows}-{hidden}", dtype=dtype, kind=kind, sizes=f, params=params,
+                inputs=res(ins), outputs=res(outs))
+
+
+# --- the references against eager PyTorch and autograd, in float64 ---------------------------
+
+SHAPES = [(1, 8), (3, 111), (37, 128), (5, 257), (2, 4097)]
+
+
+@pytest.mark.parametrize("rows,hidden", SHAPES)
+def test_rmsnorm_reference_matches_eager_and_autograd_in_float64(rows, hidden):
+    case = _case(rms_pkg, "forward", rows, hidden, "float32")
+    inp = {k: v.double() for k, v in rms_pkg.family.make_inputs(case, 7, "cpu").items()}
+    y = rms_ref.reference(case, inp)["y"]
+    torch.testing.assert_close(y, rms_eager.eager_rmsnorm(inp["x"], inp["weight"], 1e-6, torch.float64),
+                               rtol=1e-12, atol=1e-12)
+    bcase = _case(rms_pkg, "backward", rows, hidden, "float32")
+    b = {k: v.double() for k, v in rms_pkg.family.make_inputs(bcase, 7, "cpu").items()}
+    ref = rms_ref.reference(bcase, b)
+    x = b["x"].clone().requires_grad_(True)
+    w = b["weight"].clone().requires_grad_(True)
+    out = w * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6))
+    dx, dw = torch.autograd.grad(out, (x, w), b["dy"])
+    torch.testing.assert_close(ref["dx"], dx, rtol=1e-10, atol=1e-10)
+    torch.testing.assert_close(ref["dweight"], dw, rtol=1e-10, atol=1e-10)
+    # the eager backward formula (the baseline), run in float64, is the same gradient
+    rstd = torch.rsqrt(b["x"].pow(2).mean(-1) + 1e-6)
+    edx, edw = rms_eager.eager_rmsnorm_backward(b["dy"], b["x"], b["weight"], rstd, torch.float64)
+    torch.testing.assert_close(edx, dx, rtol=1e-10, atol=1e-10)
+    torch.testing.assert_close(edw, dw, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("rows,hidden", SHAPES)
+def test_layernorm_reference_matches_eager_and_autograd_in_float64(rows, hidden):
+    case = _case(ln_pkg, "forward", rows, hidden, "float32")
+    inp = {k: v.double() for k, v in ln_pkg.family.make_inputs(case, 7, "cpu").items()}
+    y = ln_ref.reference(case, inp)["y"]
+    torch.testing.assert_close(y, ln_eager.eager_layernorm(inp["x"], inp["weight"], inp["bias"], 1e-5, torch.float64),
+                               rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(y, torch.nn.functional.layer_norm(inp["x"], (hidden,), inp["weight"], inp["bias"],
+                                                                 1e-5), rtol=1e-10, atol=1e-10)
+    bcase = _case(ln_pkg, "backward", rows, hidden, "float32")
+    b = {k: v.double() for k, v in ln_pkg.family.make_inputs(bcase, 7, "cpu").items()}
+    ref = ln_ref.reference(bcase, b)
+    x = b["x"].clone().requires_grad_(True)
+    w = b["weight"].clone().requires_grad_(True)
+    bias = torch.zeros_like(b["weight"]).requires_grad_(True)
+    out = torch.nn.functional.layer_norm(x, (hidden,), w, bias, 1e-5)
+    dx, dw, db = torch.autograd.grad(out, (x, w, bias), b["dy"])
+    torch.testing.assert_close(ref["dx"], dx, rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(ref["dweight"], dw, rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(ref["dbias"], db, rtol=1e-9, atol=1e-9)
+    xd = b["x"]
+    mean = xd.mean(-1)
+    rstd = torch.rsqrt((xd - mean[:, None]).pow(2).mean(-1) + 1e-5)
+    edx, edw, edb = ln_eager.eager_layernorm_backward(b["dy"], xd, b["weight"], mean, rstd, torch.float64)
+    torch.testing.assert_close(edx, dx, rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(edw, dw, rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(edb, db, rtol=1e-9, atol=1e-9)
+
+
+def test_inputs_are_seeded_never_zero_and_statistics_match_x():
+    for pkg in (rms_pkg, ln_pkg):
+        case = _case(pkg, "backward", 9, 33, "bfloat16")
+        a = pkg.family.make_inputs(case, 3, "cpu")
+        b = pkg.family.make_inputs(case, 3, "cpu")
+        c = pkg.family.make_inputs(case, 4, "cpu")
+        for k in a:
+            assert torch.equal(a[k], b[k]), k
+            assert not torch.equal(a[k], c[k]), k
+            assert bool((a[k] != 0).any()), k
+            assert tuple(a[k].shape) == case.inputs[k].shape and str(a[k].dtype) == "torch." + case.inputs[k].dtype
+        assert bool((a["weight"].float() >= 0.5).all())
+        xd = a["x"].double()
+        if pkg is rms_pkg:
+            torch.testing.assert_close(a["rstd"].double(), torch.rsqrt(xd.pow(2).mean(-1) + 1e-6), rtol=1e-7, atol=0)
+        else:
+            torch.testing.assert_close(a["mean"].double(), xd.mean(-1), rtol=1e-6, atol=1e-7)
+
+
+def test_dweight_tolerance_grows_with_sqrt_rows():
+    small = rms_ref.tolerance(_case(rms_pkg, "backward", 4, 64, "bfloat16"), "dweight")
+    big = rms_ref.tolerance(_case(rms_pkg, "backward", 40000, 64, "bfloat16"), "dweight")
+    assert big.atol == pytest.approx(small.atol * 100)
+    assert rms_ref.tolerance(_case(rms_pkg, "backward", 4, 64, "bfloat16"), "dx").atol == 2e-2
+    assert ln_ref.tolerance(_case(ln_pkg, "backward", 16, 64, "float32"), "dbias").atol == pytest.approx(4e-5)
+
+
+# --- our Triton kernels under the interpreter, float32 ---------------------------------------
+
+KSHAPES = [(1, 8), (3, 111), (37, 128), (5, 257), (2, 4097), (17, 96), (0, 64)]
+
+
+def _rms64(x, w, eps=1e-6):
+    xd = x.double()
+    r = torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + eps)
+    return w.double() * xd * r, r.squeeze(-1)
+
+
+def _ln64(x, w, b, eps=1e-5):
+    xd = x.double()
+    m = xd.mean(-1, keepdim=True)
+    r = torch.rsqrt((xd - m).pow(2).mean(-1, keepdim=True) + eps)
+    return (xd - m) * r * w.double() + b.double(), m.squeeze(-1), r.squeeze(-1)
+
+
+def _close(out, ref, tol):
+    assert out.shape == ref.shape
+    assert bool(torch.isfinite(out).all())
+    err = (out.double() - ref).abs()
+    bound = tol + tol * ref.abs()
+    assert bool((err <= bound).all()), f"max error {float(err.max())}"
+
+
+@pytest.mark.parametrize("rows,hidden", KSHAPES)
+def test_kr_rmsnorm_forward_float32(rows, hidden):
+    g = torch.Generator().manual_seed(rows * 1000 + hidden)
+    x = torch.randn(rows, hidden, generator=g)
+    w = torch.rand(hidden, generator=g) + 0.5
+    xc, wc = x.clone(), w.clone()
+    y, rstd = rms.rmsnorm(x, w, 1e-6, return_rstd=True)
+    yr, rr = _rms64(x, w)
+    _close(y, yr, 1e-5)
+    _close(rstd, rr, 1e-6)
+    assert y.dtype == torch.float32 and torch.equal(x, xc) and torch.equal(w, wc)
+    _close(rms.rmsnorm(x, w, 1e-6), yr, 1e-5)
+
+
+@pytest.mark.parametrize("rows,hidden", KSHAPES)
+def test_kr_layernorm_forward_float32(rows, hidden):
+    g = torch.Generator().manual_seed(rows * 1000 + hidden)
+    x = torch.randn(rows, hidden, generator=g) + 3.0
+    w = torch.rand(hidden, generator=g) + 0.5
+    b = torch.randn(hidden, generator=g)
+    y, mean, rstd = ln.layernorm(x, w, b, 1e-5, return_stats=True)
+    yr, mr, rr = _ln64(x, w, b)
+    _close(y, yr, 1e-5)
+    _close(mean, mr, 1e-6)
+    _close(rstd, rr, 1e-5)
+    _close(ln.layernorm(x, w, b, 1e-5), yr, 1e-5)
+
+
+@pytest.mark.parametrize("rows,hidden", KSHAPES)
+@pytest.mark.parametrize("programs,prefetch", [(None, None), (1, True), (3, False), (3, True)])
+def test_kr_rmsnorm_backward_float32(rows, hidden, programs, prefetch):
+    g = torch.Generator().manual_seed(rows * 7 + hidden)
+    x = torch.randn(rows, hidden, generator=g)
+    dy = torch.randn(rows, hidden, generator=g)
+    w = torch.rand(hidden, generator=g) + 0.5
+    case = _case(rms_pkg, "backward", rows, hidden)
+    ref = rms_ref.reference(case, {"dy": dy, "x": x, "weight": w})
+    _, rstd = _rms64(x, w)
+    copies = [t.clone() for t in (dy, x, w)]
+    for given in (rstd.float(), None):
+        dx, dw = rms.rmsnorm_backward(dy, x, w, given, 1e-6, programs=programs, prefetch=prefetch)
+        _close(dx, ref["dx"], 1e-5)
+        _close(dw, ref["dweight"], 1e-5 * max(1, rows) ** 0.5)
+    assert all(torch.equal(a, b) for a, b in zip(copies, (dy, x, w)))
+
+
+@pytest.mark.parametrize("rows,hidden", KSHAPES)
+@pytest.mark.parametrize("programs,prefetch", [(None, None), (1, True), (3, False), (3, True)])
+def test_kr_layernorm_backward_float32(rows, hidden, programs, prefetch):
+    g = torch.Generator().manual_seed(rows * 7 + hidden)
+    x = torch.randn(rows, hidden, generator=g) + 0.5
+    dy = torch.randn(rows, hidden, generator=g)
+    w = torch.rand(hidden, generator=g) + 0.5
+    case = _case(ln_pkg, "backward", rows, hidden)
+    ref = ln_ref.reference(case, {"dy": dy, "x": x, "weight": w})
+    _, mean, rstd = _ln64(x, w, torch.zeros_like(w))
+    for stats in ((mean.float(), rstd.float()), (None, None)):
+        dx, dw, db = ln.layernorm_backward(dy, x, w, *stats, 1e-5, programs=programs, prefetch=prefetch)
+        _close(dx, ref["dx"], 1e-5)
+        _close(dw, ref["dweight"], 1e-5 * max(1, rows) ** 0.5)
+        _close(db, ref["dbias"], 1e-5 * max(1, rows) ** 0.5)
+
+
+def test_strided_views_3d_inputs_and_zero_rows():
+    g = torch.Generator().manual_seed(5)
+    big = torch.randn(6, 200, generator=g)
+    x = big[:, 10:139]  # row stride 200, 129 columns
+    w = torch.rand(129, generator=g) + 0.5
+    b = torch.randn(129, generator=g)
+    _close(rms.rmsnorm(x, w), _rms64(x, w)[0], 1e-5)
+    _close(ln.layernorm(x, w, b), _ln64(x, w, b)[0], 1e-5)
+    dy = torch.randn(6, 300, generator=g)[:, 5:134]
+    ref = rms_ref.reference(_case(rms_pkg, "backward", 6, 129), {"dy": dy, "x": x, "weight": w})
+    dx, dw = rms.rmsnorm_backward(dy, x, w)
+    _close(dx, ref["dx"], 1e-5)
+    _close(dw, ref["dweight"], 1e-5 * 6 ** 0.5)
+    x3 = torch.randn(2, 3, 40, generator=g)
+    w3 = torch.rand(40, generator=g) + 0.5
+    _close(rms.rmsnorm(x3, w3), _rms64(x3, w3)[0], 1e-5)
+    # an all-zero row: y = 0 (LayerNorm: y = bias), no NaN; its dx = rstd * g, finite
+    z = torch.randn(4, 64, generator=g)
+    z[2] = 0
+    wz = torch.rand(64, generator=g) + 0.5
+    bz = torch.randn(64, generator=g)
+    y = rms.rmsnorm(z, wz)
+    assert bool(torch.isfinite(y).all()) and bool((y[2] == 0).all())
+    yl = ln.layernorm(z, wz, bz)
+    assert bool(torch.isfinite(yl).all())
+    _close(yl[2], bz.double(), 1e-6)
+    dyz = torch.randn(4, 64, generator=g)
+    dx, dw = rms.rmsnorm_backward(dyz, z, wz)
+    refz = rms_ref.reference(_case(rms_pkg, "backward", 4, 64), {"dy": dyz, "x": z, "weight": wz})
+    assert bool(torch.isfinite(dx).all())
+    _close(dx, refz["dx"], 1e-5)
+
+
+def test_rows_are_independent_of_the_batch():
+    """A row's y and dx are bit-identical alone or among others (the configuration depends on
+    hidden and dtype only)."""
+    g = torch.Generator().manual_seed(11)
+    x = torch.randn(70, 96, generator=g)
+    dy = torch.randn(70, 96, generator=g)
+    w = torch.rand(96, generator=g) + 0.5
+    b = torch.randn(96, generator=g)
+    assert torch.equal(rms.rmsnorm(x, w)[33], rms.rmsnorm(x[33:34], w)[0])
+    assert torch.equal(ln.layernorm(x, w, b)[33], ln.layernorm(x[33:34], w, b)[0])
+    assert torch.equal(rms.rmsnorm_backward(dy, x, w)[0][33], rms.rmsnorm_backward(dy[33:34], x[33:34], w)[0][0])
+    assert torch.equal(ln.layernorm_backward(dy, x, w)[0][33], ln.layernorm_backward(dy[33:34], x[33:34], w)[0][0])
+
+
+def test_long_rows_use_the_chunked_forward_and_backward_declines_clearly():
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(2, 32771, generator=g)
+    w = torch.rand(32771, generator=g) + 0.5
+    b = torch.randn(32771, generator=g)
+    assert rms.fwd_config(32771, 4)["kind"] == "chunked"
+    _close(rms.rmsnorm(x, w), _rms64(x, w)[0], 1e-5)
+    _close(ln.layernorm(x, w, b), _ln64(x, w, b)[0], 1e-5)
+    with pytest.raises(ValueError, match="hidden 32771 > 32768"):
+        rms.rmsnorm_backward(x, x, w)
+    with pytest.raises(ValueError, match="hidden 32771 > 32768"):
+        ln.layernorm_backward(x, x, w)
+
+
+def test_bad_input_gets_a_clear_message():
+    x = torch.randn(3, 8)
+    with pytest.raises(ValueError, match="weight must be 1-D of size hidden=8"):
+        rms.rmsnorm(x, torch.ones(7))
+    with pytest.raises(ValueError, match="dy must match x"):
+        rms.rmsnorm_backward(torch.randn(3, 9), x, torch.ones(8))
+    with pytest.raises(ValueError, match="give both mean and rstd"):
+        ln.layernorm_backward(x, x, torch.ones(8), torch.zeros(3), None)
+    with pytest.raises(ValueError, match="unsupported dtype"):
+        rms.rmsnorm(x.double(), torch.ones(8))
+
+
+def test_launch_configuration_follows_rules_not_a_table():
+    """Every (hidden, element size) gets a configuration from the size-class rules; tiles stay
+    around 4096 (forward) / 2048 (backward) elements, warps a power of two <= 32."""
+    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4544, 5120, 7168, 8192, 12345, 16384, 32768):
+        for es in (2, 4):
+            for mod in (rms, ln):
+                f = mod.fwd_config(n, es)
+                bcfg = mod.bwd_config(n, es)
+                assert f["BLOCK"] >= n and f["BLOCK"] & (f["BLOCK"] - 1) == 0
+                assert f["ROWS"] * f["BLOCK"] <= max(4096, f["BLOCK"])
+                assert 1 <= f["num_warps"] <= 32 and f["num_warps"] & (f["num_warps"] - 1) == 0
+                assert bcfg["ROWS"] * bcfg["BLOCK"] <= max(2048, bcfg["BLOCK"])
+                assert mod.bwd_programs(10**6, bcfg, 132) <= 132 * 4
+                assert mod.bwd_programs(1, bcfg, 132) == 1

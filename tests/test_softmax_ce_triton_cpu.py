@@ -1,0 +1,183 @@
+"""CPU tests of kernels/softmax/kr_triton.py and kernels/cross_entropy/kr_triton.py under the
+Triton interpreter (float32, small odd shapes, both layouts: whole rows and split rows).
+
+TRITON_INTERPRET=1 is set before triton is imported, and private copies of the modules are
+loaded by path; if another test module imported Triton compiled first, this file runs itself
+again in a fresh process (as tests/test_kr_triton_cpu.py does).
+"""
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+os.environ["TRITON_INTERPRET"] = "1"
+
+import pytest  # noqa: E402
+
+torch = pytest.importorskip("torch")
+triton = pytest.importorskip("triton")
+pytest.importorskip("numpy")
+F = torch.nn.functional
+
+ROOT = Path(__file__).resolve().parents[1]
+_IN_SUBPROCESS = type(triton.language.standard.sum).__name__ != "InterpretedFunction"
+
+
+def test_cpu_suite_in_fresh_process():
+    if not _IN_SUBPROCESS:
+        pytest.skip("Triton is interpreted in this process: the tests below run here")
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+
+
+@pytest.fixture(autouse=True)
+def _only_subprocess_runner_here(request):
+    if _IN_SUBPROCESS and request.node.name != "test_cpu_suite_in_fresh_process":
+        pytest.skip("run by test_cpu_suite_in_fresh_process")
+
+
+def _load(family):
+    from site_builder.runner.families import import_module
+
+    return import_module(family, "kr_triton")
+
+
+sm = _load("softmax") if not _IN_SUBPROCESS else None
+ce = _load("cross-entropy") if not _IN_SUBPROCESS else None
+
+# (rows, cols): whole rows (>= 132 rows, or short rows), and split rows (long rows, or few rows)
+SHAPES = [(3, 1001), (140, 333), (5, 4097), (1, 40000), (2, 70001), (1, 9000), (133, 5000)]
+
+
+def _rel(a, b):
+    return ((a.double() - b).abs().max() / b.abs().max().clamp_min(1e-300)).item()
+
+
+@pytest.mark.parametrize("rows,cols", SHAPES)
+def test_softmax_forward_and_backward_match_float64(rows, cols):
+    g = torch.Generator().manual_seed(rows * 100003 + cols)
+    x = torch.randn(rows, cols, generator=g) * 3 + 5
+    x[0, cols // 2] = -math.inf
+    x0 = x.clone()
+    y = sm.softmax_forward(x)
+    assert torch.equal(x, x0) and y.dtype == x.dtype and y.shape == x.shape
+    ref = torch.softmax(x.double(), -1)
+    assert _rel(y, ref) < 1e-6
+    assert y[0, cols // 2] == 0
+    dy = torch.randn(rows, cols, generator=g)
+    y0, dy0 = y.clone(), dy.clone()
+    dx = sm.softmax_backward(y, dy)
+    assert torch.equal(y, y0) and torch.equal(dy, dy0)
+    yd = y.double()
+    dref = yd * (dy.double() - (yd * dy.double()).sum(-1, keepdim=True))
+    assert _rel(dx, dref) < 1e-5
+
+
+def test_softmax_plan_splits_long_rows_and_few_rows():
+    assert sm.plan(1024, 32768)["SPLIT"] == 1
+    assert sm.plan(32000, 4096)["SPLIT"] == 1
+    assert sm.plan(32000, 4096, max_row=sm.MAX_ROW_BWD)["SPLIT"] == 4  # the backward holds two rows
+    big = sm.plan(262144, 4096)
+    assert big["SPLIT"] > 1 and big["BLOCK"] * big["SPLIT"] >= 262144 and big["BLOCK"] <= sm.SPLIT_BLOCK
+    few = sm.plan(262144, 1)
+    assert few["SPLIT"] > big["SPLIT"] and few["BLOCK"] >= sm.MIN_SPLIT_BLOCK
+    assert few["SPLIT"] <= 4 * 132
+    for n, rows in [(128256, 8192), (151936, 64), (32000, 1), (4097, 5)]:
+        p = sm.plan(n, rows)
+        assert (p["SPLIT"] - 1) * p["BLOCK"] < n <= p["SPLIT"] * p["BLOCK"]  # no empty part
+        assert p["SPLIT_P2"] >= p["SPLIT"] and p["num_warps"] in (1, 2, 4, 8, 16, 32)
+
+
+def test_softmax_edge_cases():
+    assert sm.softmax_forward(torch.empty(0, 77)).shape == (0, 77)
+    x = torch.full((2, 5000), -math.inf)
+    x[1, 7] = 0.0
+    y = sm.softmax_forward(x)
+    ref = torch.softmax(x, -1)
+    assert torch.isnan(y[0]).all() and torch.isnan(ref[0]).all()  # as torch: an all -inf row is NaN
+    assert torch.equal(y[1], ref[1])
+    big = torch.tensor([[3e38, 0.0, -3e38, 1e30]])  # very large logits stay finite
+    assert torch.equal(sm.softmax_forward(big), torch.tensor([[1.0, 0.0, 0.0, 0.0]]))
+    base = torch.randn(3, 2, 900)  # 3-D and strided rows
+    view = base[:, :, :777]
+    assert _rel(sm.softmax_forward(view), torch.softmax(view.double(), -1)) < 1e-6
+    y = torch.softmax(view, -1)
+    dy = torch.randn(3, 2, 777)
+    yd = y.double()
+    assert _rel(sm.softmax_backward(y, dy), yd * (dy - (yd * dy).sum(-1, keepdim=True))) < 1e-5
+    with pytest.raises(ValueError, match="shapes differ"):
+        sm.softmax_backward(torch.ones(2, 3), torch.ones(2, 4))
+    with pytest.raises(ValueError, match="dtype"):
+        sm.softmax_forward(torch.ones(2, 3, dtype=torch.float64))
+
+
+def _ce_ref(x, t, ii=-100):
+    xg = x.double().clone().requires_grad_(True)
+    loss = F.cross_entropy(xg, t, ignore_index=ii)
+    (g,) = torch.autograd.grad(loss, xg)
+    return loss.detach(), g
+
+
+@pytest.mark.parametrize("rows,cols", SHAPES)
+def test_cross_entropy_matches_float64(rows, cols):
+    g = torch.Generator().manual_seed(rows * 7919 + cols)
+    x = torch.randn(rows, cols, generator=g) * 2 - 4
+    t = torch.randint(0, cols, (rows,), generator=g)
+    if rows > 2:
+        t[1] = -100
+    x[0, (int(t[0]) + 1) % cols] = -math.inf
+    x0, t0 = x.clone(), t.clone()
+    loss_ref, g_ref = _ce_ref(x, t)
+    loss = ce.cross_entropy(x, t)
+    assert loss.shape == () and loss.dtype == x.dtype
+    assert abs(loss.item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+    loss2, dx = ce.cross_entropy_fwd_bwd(x, t)
+    assert torch.equal(x, x0) and torch.equal(t, t0), "inputs modified"
+    assert abs(loss2.item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+    assert dx.dtype == x.dtype and _rel(dx, g_ref) < 1e-5
+    if rows > 2:
+        assert torch.equal(dx[1], torch.zeros(cols))
+
+
+def test_cross_entropy_plans():
+    assert ce.plan_forward(128256, 8192)["SPLIT"] == 1
+    few = ce.plan_forward(262144, 4)
+    assert few["SPLIT"] > 1 and few["PART"] * few["SPLIT"] >= 262144
+    assert ce.plan_fwd_bwd(16384, 8192)["SPLIT"] == 1 and ce.plan_fwd_bwd(32000, 8192)["SPLIT"] == 4
+    p = ce.plan_fwd_bwd(151936, 4096)
+    assert p["SPLIT"] > 1 and (p["SPLIT"] - 1) * p["BLOCK"] < 151936 <= p["SPLIT"] * p["BLOCK"]
+
+
+def test_cross_entropy_edge_cases():
+    x = torch.randn(6, 3001)
+    t = torch.full((6,), -100)
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t)  # every target ignored: as PyTorch, NaN and zeros
+    loss_ref, g_ref = _ce_ref(x, t)
+    assert math.isnan(loss.item()) and math.isnan(loss_ref.item()) and math.isnan(ce.cross_entropy(x, t).item())
+    assert torch.equal(dx, torch.zeros_like(x)) and torch.equal(g_ref, torch.zeros_like(g_ref))
+    t = torch.tensor([0, -1, 5, -1, 3000, 2])  # another ignore_index
+    loss_ref, g_ref = _ce_ref(x, t, ii=-1)
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t, ignore_index=-1)
+    assert abs(loss.item() - loss_ref.item()) < 1e-5 * loss_ref.item() and _rel(dx, g_ref) < 1e-5
+    assert abs(ce.cross_entropy(x, t, ignore_index=-1).item() - loss_ref.item()) < 1e-5 * loss_ref.item()
+    wide = torch.randn(5, 4000)  # strided rows: row stride 4000, vocab 3333
+    view = wide[:, :3333]
+    t = torch.tensor([1, 2, 3, 3332, 0])
+    loss_ref, g_ref = _ce_ref(view, t)
+    loss, dx = ce.cross_entropy_fwd_bwd(view, t)
+    assert abs(loss.item() - loss_ref.item()) < 1e-5 * loss_ref.item() and _rel(dx, g_ref) < 1e-5
+    assert dx.is_contiguous()
+    x = torch.randn(3, 2000)
+    x[0, 5] = 1e30  # very large logits: the row's loss is exact, no overflow
+    x[2, :] = -1e30  # logits that dwarf log(vocab): the row's loss is still log(2000)
+    t = torch.tensor([5, 7, 9])
+    loss_ref, g_ref = _ce_ref(x, t)
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t)
+    assert torch.isfinite(loss) and abs(loss.item() - loss_ref.item()) < 1e-5 * loss_ref.item()
+    assert math.isnan(ce.cross_entropy(torch.empty(0, 10), torch.empty(0, dtype=torch.int64)).item())
+    with pytest.raises(ValueError, match="int64"):
+        ce.cross_entropy(x, t.int())

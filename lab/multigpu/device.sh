@@ -5,11 +5,14 @@
 # then `run` with carry [".gpu-multigpu", ".whl"], kind nvidia-h200-x8 (or the largest lent),
 # timeout_s 600, and the command
 #   cd .gpu-multigpu && bash lab/multigpu/device.sh PART
-# PART: interference | speedup1 | speedup248 (each fits one call of 10 minutes on the present
-# index: one family, six implementations; more families need more calls, one N per call).
+# PART: interference | speedup1 | speedup248, FAMILY optional (speedup: that family only). The
+# whole index (nine families with kernels on main at 2026-12-01) is more than one call of 10
+# minutes on one GPU: time the speed-up per family (one N per call if need be; results
+# accumulate in speedup.json only within one machine's $OUT, so keep each call's table).
 set -u
 export PYTHONUNBUFFERED=1
 part=${1:?interference, speedup1 or speedup248}
+fam=${2:+--family $2}
 cd "$(dirname "$0")/../.."
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site ../.whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD
@@ -24,9 +27,9 @@ interference)
     --repeats 2 --timeout 120 2>&1 | tee "$OUT/multigpu/interference.txt" | tail -n 60
   ;;
 speedup1)
-  timeout 580 python3 lab/multigpu/interference.py speedup --out "$OUT/multigpu" --n 1 --timeout 120 2>&1 | tail -n 20
+  timeout 580 python3 lab/multigpu/interference.py speedup --out "$OUT/multigpu" --n 1 --timeout 120 $fam 2>&1 | tail -n 20
   ;;
 speedup248)
-  timeout 580 python3 lab/multigpu/interference.py speedup --out "$OUT/multigpu" --n 2,4,8 --timeout 120 2>&1 | tail -n 20
+  timeout 580 python3 lab/multigpu/interference.py speedup --out "$OUT/multigpu" --n 2,4,8 --timeout 120 $fam 2>&1 | tail -n 20
   ;;
 esac

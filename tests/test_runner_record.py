@@ -24,7 +24,7 @@ def test_names_carry_the_time_and_a_random_suffix(tmp_path):
 def test_an_existing_name_is_never_replaced(tmp_path, monkeypatch):
     first = record.write_new(tmp_path, "first\n", MOMENT)
     names = iter([first.name, first.name, "2026-11-29T16-02-11-abcdef.yaml"])
-    monkeypatch.setattr(record, "record_name", lambda moment: next(names))
+    monkeypatch.setattr(record, "record_name", lambda moment, tag=None: next(names))
     second = record.write_new(tmp_path, "second\n", MOMENT)
     assert second.name == "2026-11-29T16-02-11-abcdef.yaml"
     assert first.read_text() == "first\n"

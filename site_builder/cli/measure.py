@@ -27,12 +27,18 @@ from .common import DEFAULT_RECORDS, user_errors
 @click.option("--timing-cpu", type=click.IntRange(min=0), default=None,
               help="GPU runs: pin every timing loop to this CPU (recorded as environment.timing_cpu; "
                    "default: per workload, the allowed CPU fastest in a short calibration just before)")
+@click.option("--gpus", default=None, help="GPU indices to use, e.g. 0,1,2,3 (default: every visible GPU)")
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="run the jobs on the Ray cluster at ADDRESS, one GPU each (needs kernel-records[ray])")
 @user_errors
-def run(records: Path, family, implementations, workloads, timeout, budget, device, kernels, timing_cpu):
-    """Verify and time the registered kernels here; write one new run record per family."""
+def run(records: Path, family, implementations, workloads, timeout, budget, device, kernels, timing_cpu, gpus,
+        ray_address):
+    """Verify and time the registered kernels on every GPU here (or of a Ray cluster); write one
+    new run record per family and GPU."""
     from ..runner import run_all
 
     extra = {"kernels_root": kernels} if kernels else {}
     for path in run_all(records, family=family, implementations=implementations, workloads=workloads,
-                        timeout=timeout, device=device, budget_s=budget, timing_cpu=timing_cpu, **extra):
+                        timeout=timeout, device=device, budget_s=budget, timing_cpu=timing_cpu, gpus=gpus,
+                        ray_address=ray_address, **extra):
         click.echo(str(path))

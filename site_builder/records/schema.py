@@ -352,6 +352,10 @@ class Environment(Record):
     timing_cpu: int | None = Field(
         default=None, ge=0, description="the CPU every timing loop was pinned to, where the run fixed one (--timing-cpu)"
     )
+    host: ShortText | None = Field(default=None, description="the host the run was measured on (its short name)")
+    gpu_index: int | None = Field(default=None, ge=0, description="the GPU's index on its host (nvidia-smi's, PCI bus order)")
+    gpu_serial: ShortText | None = Field(default=None, description="the GPU's board serial number (nvidia-smi)")
+    gpu_uuid: ShortText | None = Field(default=None, description="the GPU's UUID (nvidia-smi), where it has no serial too")
 
 
 class Stat(Record):

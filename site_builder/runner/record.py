@@ -17,15 +17,17 @@ def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 
 
-def record_name(moment: dt.datetime) -> str:
-    return f"{moment:%Y-%m-%dT%H-%M-%S}-{secrets.token_hex(3)}.yaml"
+def record_name(moment: dt.datetime, tag: str | None = None) -> str:
+    """`<time>-<6 hex>.yaml`, or `<time>-<tag>-<6 hex>.yaml` (the tag names the host and GPU, so
+    the records of several hosts never collide when merged)."""
+    return f"{moment:%Y-%m-%dT%H-%M-%S}-{tag + '-' if tag else ''}{secrets.token_hex(3)}.yaml"
 
 
 def dump(data: dict) -> str:
     return HEADER + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
 
 
-def write_validated(folder: Path, data: dict, moment: dt.datetime) -> Path:
+def write_validated(folder: Path, data: dict, moment: dt.datetime, tag: str | None = None) -> Path:
     """Validate `data` with the `Run` model, then write it as a new record (write_new). A record
     the model refuses is our bug: it is kept beside, as `<name>.yaml.invalid` (the loader reads
     only *.yaml), and the error says where and why."""
@@ -39,14 +41,14 @@ def write_validated(folder: Path, data: dict, moment: dt.datetime) -> Path:
         Run.model_validate(data)
     except ValidationError as exc:
         folder.mkdir(parents=True, exist_ok=True)
-        kept = folder / (record_name(moment) + ".invalid")
+        kept = folder / (record_name(moment, tag) + ".invalid")
         kept.write_text(text, encoding="utf-8")
         raise UserError(f"the run record failed validation, so it was not written as a record; its data "
                         f"is kept in {kept}:\n{exc}") from None
-    return write_new(folder, text, moment)
+    return write_new(folder, text, moment, tag)
 
 
-def write_new(folder: Path, text: str, moment: dt.datetime) -> Path:
+def write_new(folder: Path, text: str, moment: dt.datetime, tag: str | None = None) -> Path:
     """Write `text` to a new file `folder/<time>-<6 hex>.yaml`, all or nothing.
 
     The text goes to a hidden temporary file in the same folder first (the loader reads only
@@ -62,7 +64,7 @@ def write_new(folder: Path, text: str, moment: dt.datetime) -> Path:
             handle.flush()
             os.fsync(handle.fileno())
         for _ in range(100):
-            final = folder / record_name(moment)
+            final = folder / (record_name(moment, tag) if tag else record_name(moment))
             try:
                 os.link(tmp, final)
                 return final

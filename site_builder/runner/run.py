@@ -1,14 +1,19 @@
-"""The runner: measure every registered implementation of a family under one protocol and
-write one new run record per family and hardware.
+"""The runner: measure every registered implementation of every family under one protocol,
+over every GPU of this host, and write one new run record per family and GPU.
 
-This process never imports torch: a probe worker reports the registry, the environment and
-the copy bandwidth, then one worker per implementation verifies and times it workload by
-workload, each with a time limit (see worker.py and spawn.py).
+This process never imports torch: a probe worker per GPU reports the registry, the environment
+and the copy bandwidth, then the jobs (family × implementation, or chunks of its workloads) run
+one worker per GPU at a time (schedule.py), each verifying and timing its workloads with a time
+limit (jobs.py, worker.py, spawn.py); last, each family's interleaved end-to-end pass. Each
+GPU's workers run on CPUs of their own (devices.py). `--ray` runs the same jobs on a cluster
+(cluster.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,10 +25,15 @@ from ..errors import UserError
 from ..records.load import load_catalog
 from ..records.schema import Family
 from . import record as rec
+from .devices import (SYSFS, Gpu, Slot, choose_gpus, host_name, host_slug, list_gpus, parse_gpu_list, plan_slots,
+                      visible)
 from .families import KERNELS_ROOT, family_dir, has_kernels
 from .family import Case
+from .jobs import Clock, apply_e2e, e2e_job
+from .jobs import execute as execute_job
+from .jobs import probe as probe_job
 from .protocol import COPY_BYTES, SEED, protocol_for, settings_for
-from .spawn import Worker, WorkerTimeout
+from .schedule import plan_jobs, run_jobs
 from .summary import summary_table
 
 @dataclass
@@ -72,218 +82,251 @@ def _match_hardware(catalog, device_name: str) -> str:
                     "in the matching records/hardware/<id>.yaml (or add a record for it)")
 
 
-class _Clock:
-    def __init__(self, budget_s: float | None):
-        self.deadline = None if budget_s is None else time.monotonic() + budget_s
-
-    def left(self, limit: float) -> float:
-        if self.deadline is None:
-            return limit
-        return max(0.0, min(limit, self.deadline - time.monotonic()))
-
-    @property
-    def spent(self) -> bool:
-        return self.deadline is not None and time.monotonic() >= self.deadline
+def _base(family_ids: list[str], device: str, kernels_root: Path) -> dict:
+    return {"kernels_root": str(kernels_root), "device": device, "family": family_ids[0], "families": family_ids}
 
 
-def _measure(job: dict, workloads: list[dict], timeout: float, clock: _Clock, progress, task) -> dict:
-    """Results by workload id for one implementation; a fresh worker after every crash."""
-    results: dict[str, dict] = {}
-
-    def settle(wid: str, result: dict) -> None:
-        results[wid] = result
-        progress.advance(task)
-        if not progress.console.is_terminal:  # a log instead of a live bar
-            time_us = (result.get("device_us") or {}).get("median")
-            progress.console.print(f"{job['implementation']} · {wid}: {result.get('status')}"
-                                   + (f" {time_us} µs" if time_us else f" ({(result.get('error') or '')[:160]})"),
-                                   highlight=False, soft_wrap=True)
-
-    remaining = list(workloads)
-    while remaining:
-        if clock.spent:
-            for w in remaining:
-                settle(w["id"], {"status": "timeout", "error": "not run: the run's time budget was spent"})
-            break
-        worker = Worker({**job, "workloads": remaining})
-        current, produced = None, 0
-        try:
-            while True:
-                event = worker.next_event(clock.left(timeout))
-                if event is None:  # the worker exited
-                    status = worker.exit_status()
-                    if current is not None:
-                        settle(current, {"status": "crashed", "error": _crash_text(status, worker)})
-                    elif produced == 0:  # died before its first workload: nothing would run
-                        for w in remaining:
-                            settle(w["id"], {"status": "crashed", "error": _crash_text(status, worker)})
-                    break
-                if event["event"] == "start":
-                    current = event["workload"]
-                    progress.update(task, description=f"{job['implementation']} · {current}")
-                elif event["event"] == "result":
-                    settle(event["workload"], event["result"])
-                    current, produced = None, produced + 1
-        except WorkerTimeout:
-            worker.kill()
-            why = ("the run's time budget was spent" if clock.spent
-                   else f"no result within the time limit of {timeout:.0f} s")
-            if current is not None:
-                settle(current, {"status": "timeout", "error": f"killed: {why}"})
-            elif produced == 0:
-                for w in remaining:
-                    settle(w["id"], {"status": "timeout", "error": f"killed before its first workload: {why}"})
-        finally:
-            worker.close()
-        remaining = [w for w in remaining if w["id"] not in results]
-    return results
-
-
-def _e2e_pass(job: dict, workloads: list[dict], found_by_impl: dict, timeout: float, clock: _Clock,
-              progress) -> None:
-    """Re-time end-to-end with each workload's implementations interleaved in one worker
-    (worker.measure_e2e), for every workload with two or more ok results. A workload whose pass
-    fails (crash, hang, the run's budget) keeps the figures each implementation's own worker took."""
-    todo = {}
-    for w in workloads:
-        ok = [i for i, found in found_by_impl.items() if found.get(w["id"], {}).get("status") == "ok"]
-        if len(ok) >= 2:
-            todo[w["id"]] = ok
-    remaining = [w for w in workloads if w["id"] in todo]
-    if not remaining:
+def check_timing_cpu(timing_cpu: int | None, n_slots: int) -> None:
+    if timing_cpu is None:
         return
-    task = progress.add_task("end-to-end, interleaved", total=len(remaining))
-    while remaining and not clock.spent:
-        worker = Worker({**job, "kind": "e2e", "workloads": remaining,
-                         "implementations_by_workload": {w["id"]: todo[w["id"]] for w in remaining}})
-        done: set[str] = set()
-        current = None
+    if n_slots > 1:
+        raise UserError(f"--timing-cpu {timing_cpu} pins every timing loop to one CPU, which {n_slots} GPUs "
+                        "would share: leave it out (each GPU then times on CPUs of its own), or add --gpus N")
+    if hasattr(os, "sched_getaffinity") and timing_cpu not in os.sched_getaffinity(0):
+        allowed = ", ".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+        raise UserError(f"--timing-cpu {timing_cpu}: this process may run only on CPUs {allowed}; "
+                        "pick one of those, or leave the option out to let the runner choose")
+
+
+def probe_slots(slots: list[Slot], job: dict, timeout: float, console: Console) -> dict[str, dict]:
+    """Every slot's probe at once (one thread each); a slot whose probe fails is left out, with
+    a message. Raises when none answered."""
+    answers: dict[str, dict] = {}
+    errors: dict[str, str] = {}
+
+    def one(slot: Slot) -> None:
         try:
-            while True:
-                event = worker.next_event(clock.left(timeout))
-                if event is None:
-                    if current is not None:
-                        progress.console.print(f"end-to-end pass on {current}: worker {worker.exit_status()}; "
-                                               "its implementations keep their own end-to-end times",
-                                               highlight=False)
-                        done.add(current)
-                    break
-                if event["event"] == "start":
-                    current = event["workload"]
-                elif event["event"] == "result":
-                    _apply_e2e(found_by_impl, event["workload"], event["result"])
-                    for impl_id, error in event["result"].get("errors", {}).items():
-                        progress.console.print(f"end-to-end pass, {impl_id} on {event['workload']}: {error[:300]}; "
-                                               "it keeps its own end-to-end times", highlight=False, soft_wrap=True)
-                    done.add(event["workload"])
-                    current = None
-                    progress.advance(task)
-        except WorkerTimeout:
-            worker.kill()
-            if current is not None:
-                done.add(current)
-        finally:
-            worker.close()
-        if not done:  # died before its first workload: it would again
-            break
-        remaining = [w for w in remaining if w["id"] not in done]
+            answers[slot.key] = probe_job(job, slot, timeout)
+        except UserError as exc:
+            errors[slot.key] = str(exc)
+
+    threads = [threading.Thread(target=one, args=(s,), daemon=True) for s in slots]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if not answers:
+        raise UserError("\n".join(errors[s.key] for s in slots))
+    for s in slots:
+        if s.key in errors:
+            console.print(f"{s.label()} left out of this refresh: {errors[s.key]}", highlight=False, soft_wrap=True)
+    return answers
 
 
-def _apply_e2e(found_by_impl: dict, wid: str, result: dict) -> None:
-    times = result["e2e_us"]
-    if len(times) < 2:  # nothing to interleave with: keep the figures of the main pass
-        return
-    where = f" on CPU {result['cpu']}" if result.get("cpu") is not None else ""
-    others = len(times) - 1
-    note = f"end-to-end interleaved with {others} other implementation{'s' if others > 1 else ''}{where}"
-    for impl_id, stat in times.items():
-        found = found_by_impl[impl_id][wid]
-        found["e2e_us"] = stat
-        found["note"] = "; ".join(n for n in (found.get("note"), note) if n)[:1000]
+def plan_families(catalog, families: list[Family], registry_of: dict[str, list[dict]], implementations,
+                  workloads) -> dict[str, Plan]:
+    plans = {f.id: _select(catalog, f, registry_of[f.id], implementations, workloads) for f in families}
+    problems = [p for plan in plans.values() for p in plan.problems]
+    if problems:
+        raise UserError("\n".join(problems))
+    return plans
 
 
-def _crash_text(status: str, worker: Worker) -> str:
-    tail = worker.log_tail()
-    return f"worker process {status}" + (f"; its last output:\n{tail}" if tail else "")
+def measure_units(plans: dict[str, Plan], registries: dict[str, dict], hardware_ids: list[str],
+                  job_of_hardware: dict[str, dict]) -> list[dict]:
+    """One unit per family × implementation × hardware that can run here (not the missing ones)."""
+    units = []
+    for hw in hardware_ids:
+        for fid, plan in plans.items():
+            for impl_id in plan.implementations:
+                if not registries[fid][impl_id]["missing"]:
+                    units.append({**job_of_hardware[hw], "kind": "measure", "family": fid, "hardware": hw,
+                                  "implementation": impl_id, "workloads": plan.workloads})
+    return units
 
 
-def run_family(catalog, records: Path, family: Family, *, implementations=(), workloads=(),
-               timeout: float = 600.0, device: str | None = None, seed: int = SEED,
-               budget_s: float | None = None, kernels_root: Path = KERNELS_ROOT,
-               console: Console | None = None, timing_cpu: int | None = None) -> Path:
-    """Measure (measure_family) and write the run record, validated; print the summary."""
+class Collected:
+    """What a refresh found: results by (family, slot key) -> implementation -> workload id,
+    and the same result dicts by (family, hardware, host) for the interleaved pass."""
+
+    def __init__(self):
+        self.by_slot: dict[tuple[str, str], dict[str, dict]] = {}
+        self.by_host: dict[tuple[str, str, str], dict[str, dict]] = {}
+        self.lock = threading.Lock()
+
+    def add(self, family: str, hardware: str, host: str, slot_key: str, impl: str, results: dict) -> None:
+        with self.lock:
+            self.by_slot.setdefault((family, slot_key), {}).setdefault(impl, {}).update(results)
+            self.by_host.setdefault((family, hardware, host), {}).setdefault(impl, {}).update(results)
+
+
+def job_failed(job: dict, error: str) -> dict:
+    """Results for every workload of a job whose bookkeeping failed (not the implementation)."""
+    return {w["id"]: {"status": "failed", "error": f"the runner failed on this job: {error[-1200:]}"}
+            for w in job["workloads"]}
+
+
+def record_data(family: Family, hardware: str, plan: Plan, registry: dict, found: dict, environment: dict,
+                device: str, seed: int, notes: str, moment) -> dict:
+    """A run record's data from the results one slot found (in the plan's order)."""
+    results = [_result(impl_id, w["id"], registry[impl_id]["kernel_sha"], found[impl_id][w["id"]])
+               for impl_id in plan.implementations if impl_id in found
+               for w in plan.workloads if w["id"] in found[impl_id]]
+    return {"schema_version": 1, "family": family.id, "hardware": hardware, "trust": "measured",
+            "observed": moment.strftime("%Y-%m-%dT%H:%M:%SZ"), "protocol": protocol_for(device),
+            "environment": environment, "seed": seed, "notes": notes, "results": results}
+
+
+def _notes(tool: str, elapsed: float, slot: Slot, n_slots: int, timeout: float, seed: int) -> str:
+    where = ""
+    if slot.gpu is not None:
+        where = (f" on GPU {slot.gpu.index} of {n_slots} in use on {slot.host} (its workers on "
+                 f"{slot.cpu_text()})" if n_slots > 1 else f" on GPU {slot.gpu.index} of {slot.host}")
+    return (f"Measured by `{tool}` in {elapsed:.0f} s{where}; time limit per workload {timeout:.0f} s; "
+            f"inputs of workload W, set i, drawn from seed {seed} + i (see kernels/*/inputs.py).")
+
+
+def refresh(catalog, families: list[Family], slots: list[Slot], *, implementations=(), workloads=(),
+            timeout: float = 600.0, device: str | None = None, seed: int = SEED, budget_s: float | None = None,
+            kernels_root: Path = KERNELS_ROOT, console: Console | None = None, timing_cpu: int | None = None,
+            tool: str = "kernel-records run") -> list[tuple[Family, Slot, dict, object]]:
+    """Everything a run does but write, over the slots of this host: probe every slot, plan
+    the jobs (family × implementation, or chunks of its workloads), run them one worker per slot
+    at a time (schedule.py), then each family's interleaved end-to-end pass on one slot. Returns
+    (family, slot, the run record's data, its moment) per family and slot that measured it."""
     console = console or Console(stderr=True)
-    data, moment, elapsed = measure_family(
-        catalog, family, implementations=implementations, workloads=workloads, timeout=timeout, device=device,
-        seed=seed, budget_s=budget_s, kernels_root=kernels_root, console=console, timing_cpu=timing_cpu)
-    hardware = data["hardware"]
-    path = rec.write_validated(records / "runs" / family.id / hardware, data, moment)
-    console.print(summary_table(family, data, catalog.hardware[hardware]))
-    console.print(f"Wrote {path} ({len(data['results'])} results, {elapsed:.0f} s).")
-    return path
+    if not console.is_terminal:
+        console.width = max(console.width, 180)  # logs keep every column of the summary table
+    started = time.monotonic()
+    device = device or ("cuda" if cuda_available() else "cpu")
+    check_timing_cpu(timing_cpu, len(slots))
+    if timing_cpu is not None:  # the CPU given is the one the loops run on, wherever the GPU sits
+        slots = [dataclasses.replace(s, cpus=frozenset(), numa_node=None) for s in slots]
+    ids = [f.id for f in families]
+    base = _base(ids, device, kernels_root)
+    info = probe_slots(slots, {**base, "kind": "probe", "copy_bytes": COPY_BYTES[device],
+                               "timing_cpu": timing_cpu}, timeout, console)
+    slots = [s for s in slots if s.key in info]
+    hardware = {s.key: _match_hardware(catalog, info[s.key]["device_name"]) for s in slots}
+    first = info[slots[0].key]
+    registries = {fid: {r["id"]: r for r in first["families"][fid]["registry"]} for fid in ids}
+    plans = plan_families(catalog, families, {fid: first["families"][fid]["registry"] for fid in ids},
+                          implementations, workloads)
+    settings = settings_for(device)  # the timing core's (measure.py)
+    hw_ids = list(dict.fromkeys(hardware[s.key] for s in slots))
+    job_of_hw = {}
+    for hw in hw_ids:
+        probe_info = next(info[s.key] for s in slots if hardware[s.key] == hw)
+        l2 = probe_info["l2_bytes"] or int((catalog.hardware[hw].l2_mb or 50) * 1e6)
+        job_of_hw[hw] = {"kernels_root": str(kernels_root), "device": device, "seed": seed, "protocol": settings,
+                         "l2_bytes": l2, "timing_cpu": probe_info["environment"].get("timing_cpu")}
+    jobs = plan_jobs(measure_units(plans, registries, hw_ids, job_of_hw), len(slots))
+    collected = Collected()
+    left = {}  # (family, hardware) -> measure jobs not done yet
+    for job in jobs:
+        left[(job["family"], job["hardware"])] = left.get((job["family"], job["hardware"]), 0) + 1
+    clock = Clock(budget_s)
+    family_by_id = {f.id: f for f in families}
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task("refresh" if len(ids) > 1 else ids[0],
+                                 total=sum(len(j["workloads"]) for j in jobs))
+        many = len(slots) > 1
+
+        def on_event_for(job: dict, slot: Slot):
+            who = f"{slot.label()} · " if many else ""
+
+            def on_event(impl, wid, result):
+                if job["kind"] == "e2e":
+                    return
+                if result is None:
+                    progress.update(task, description=f"{who}{impl} · {wid}")
+                    return
+                progress.advance(task)
+                if not progress.console.is_terminal:  # a log instead of a live bar
+                    time_us = (result.get("device_us") or {}).get("median")
+                    progress.console.print(f"{who}{impl} · {wid}: {result.get('status')}"
+                                           + (f" {time_us} µs" if time_us else f" ({(result.get('error') or '')[:160]})"),
+                                           highlight=False, soft_wrap=True)
+            return on_event
+
+        def execute(job: dict, slot: Slot) -> dict:
+            return execute_job(job, slot, timeout, clock, on_event_for(job, slot))
+
+        def on_done(job: dict, slot: Slot, outcome: dict) -> list[dict]:
+            fid, hw = job["family"], job["hardware"]
+            if job["kind"] == "e2e":
+                where = f" on GPU {slot.gpu.index}" if many and slot.gpu is not None else ""
+                found = collected.by_host[(fid, hw, slot.host)]
+                for wid, result in (outcome.get("results") or {}).items():
+                    apply_e2e(found, wid, result, where)
+                for message in outcome.get("messages", []) + ([outcome["error"]] if "error" in outcome else []):
+                    progress.console.print(message, highlight=False, soft_wrap=True)
+                return []
+            results = outcome.get("results") if "error" not in outcome else job_failed(job, outcome["error"])
+            collected.add(fid, hw, slot.host, slot.key, job["implementation"], results)
+            with collected.lock:
+                left[(fid, hw)] -= 1
+                last = left[(fid, hw)] == 0
+            if not last:
+                return []
+            more = e2e_job(job_of_hw[hw], fid, hw, plans[fid].workloads, collected.by_host[(fid, hw, slot.host)],
+                           f"{fid}/e2e/{hw}")
+            return [dict(more, host=slot.host)] if more else []
+
+        run_jobs(slots, jobs, execute, on_done, lambda s: hardware[s.key])
+    elapsed = time.monotonic() - started
+    moment = rec.utc_now()
+    out = []
+    for f in families:
+        plan, registry = plans[f.id], registries[f.id]
+        missing = {impl_id: {w["id"]: {"status": "not-installed", "error": _not_installed(catalog, impl_id, registry[impl_id])}
+                             for w in plan.workloads}
+                   for impl_id in plan.implementations if registry[impl_id]["missing"]}
+        placed: set[str] = set()
+        for slot in slots:
+            found = dict(collected.by_slot.get((f.id, slot.key), {}))
+            if hardware[slot.key] not in placed and missing:  # not-installed: on the first slot of each hardware
+                found.update(missing)
+                placed.add(hardware[slot.key])
+            if not found:
+                continue
+            env = {**info[slot.key]["environment"], "packages": info[slot.key]["families"][f.id]["packages"],
+                   **slot.identity()}
+            env = {k: v for k, v in env.items() if v is not None}
+            data = record_data(f, hardware[slot.key], plan, registry, found, env, device, seed,
+                               _notes(tool, elapsed, slot, len(slots), timeout, seed), moment)
+            out.append((family_by_id[f.id], slot, data, moment))
+    return out
 
 
 def measure_family(catalog, family: Family, *, implementations=(), workloads=(), timeout: float = 600.0,
                    device: str | None = None, seed: int = SEED, budget_s: float | None = None,
                    kernels_root: Path = KERNELS_ROOT, console: Console | None = None,
                    timing_cpu: int | None = None, tool: str = "kernel-records run"):
-    """Everything a run does but write: probe, then one worker per implementation (a fresh one
-    after a crash), then the interleaved end-to-end pass. Returns (the run record's data, its
-    moment, seconds taken). `kernel-records bench` prints what this returns."""
-    console = console or Console(stderr=True)
-    if not console.is_terminal:
-        console.width = max(console.width, 180)  # logs keep every column of the summary table
+    """Everything a run does but write, for one family on the default device: probe, one worker
+    per implementation (a fresh one after a crash), then the interleaved end-to-end pass.
+    Returns (the run record's data, its moment, seconds taken). `kernel-records bench` prints
+    what this returns."""
     started = time.monotonic()
-    device = device or ("cuda" if cuda_available() else "cpu")
-    if timing_cpu is not None and hasattr(os, "sched_getaffinity") and timing_cpu not in os.sched_getaffinity(0):
-        allowed = ", ".join(str(c) for c in sorted(os.sched_getaffinity(0)))
-        raise UserError(f"--timing-cpu {timing_cpu}: this process may run only on CPUs {allowed}; "
-                        "pick one of those, or leave the option out to let the runner choose")
-    base = {"kernels_root": str(kernels_root), "family": family.id, "device": device}
-    info = _probe({**base, "kind": "probe", "copy_bytes": COPY_BYTES[device],
-                   "timing_cpu": timing_cpu}, timeout)
-    hardware = _match_hardware(catalog, info["device_name"])
-    plan = _select(catalog, family, info["registry"], implementations, workloads)
-    if plan.problems:
-        raise UserError("\n".join(plan.problems))
-    registry = {r["id"]: r for r in info["registry"]}
-    settings = settings_for(device)  # the timing core's (measure.py)
-    l2 = info["l2_bytes"] or int((catalog.hardware[hardware].l2_mb or 50) * 1e6)
-    job = {**base, "kind": "measure", "seed": seed, "protocol": settings, "l2_bytes": l2,
-           "timing_cpu": info["environment"].get("timing_cpu")}
-    clock = _Clock(budget_s)
-    results: list[dict] = []
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(family.id, total=len(plan.implementations) * len(plan.workloads))
-        found_by_impl: dict[str, dict] = {}
-        for impl_id in plan.implementations:
-            meta = registry[impl_id]
-            if meta["missing"]:
-                found = {w["id"]: {"status": "not-installed", "error": _not_installed(catalog, impl_id, meta)}
-                         for w in plan.workloads}
-                progress.advance(task, len(plan.workloads))
-            else:
-                found = _measure({**job, "implementation": impl_id}, plan.workloads, timeout, clock,
-                                 progress, task)
-            found_by_impl[impl_id] = found
-        _e2e_pass(job, plan.workloads, found_by_impl, timeout, clock, progress)
-    for impl_id in plan.implementations:
-        for w in plan.workloads:
-            results.append(_result(impl_id, w["id"], registry[impl_id]["kernel_sha"], found_by_impl[impl_id][w["id"]]))
-    elapsed = time.monotonic() - started
-    moment = rec.utc_now()
-    data = {
-        "schema_version": 1, "family": family.id, "hardware": hardware, "trust": "measured",
-        "observed": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "protocol": protocol_for(device),
-        "environment": info["environment"], "seed": seed,
-        "notes": (f"Measured by `{tool}` in {elapsed:.0f} s; time limit per workload "
-                  f"{timeout:.0f} s; inputs of workload W, set i, drawn from seed {seed} + i "
-                  "(see kernels/*/inputs.py)."),
-        "results": results,
-    }
-    return data, moment, elapsed
+    [(_, _, data, moment)] = refresh(catalog, [family], [Slot(host=host_name(), key="default")],
+                                     implementations=implementations, workloads=workloads, timeout=timeout,
+                                     device=device, seed=seed, budget_s=budget_s, kernels_root=kernels_root,
+                                     console=console, timing_cpu=timing_cpu, tool=tool)
+    return data, moment, time.monotonic() - started
+
+
+def write_records(catalog, records: Path, measured, console: Console) -> list[Path]:
+    """Validate and write each record (runs/<family>/<hardware>/<time>-<host>[-gpuK]-<hex>.yaml),
+    print its summary."""
+    paths = []
+    for family, slot, data, moment in measured:
+        tag = host_slug(slot.host) + (f"-gpu{slot.gpu.index}" if slot.gpu is not None else "")
+        path = rec.write_validated(Path(records) / "runs" / family.id / data["hardware"], data, moment, tag=tag)
+        console.print(summary_table(family, data, catalog.hardware[data["hardware"]]))
+        console.print(f"Wrote {path} ({len(data['results'])} results{', ' + slot.label() if slot.gpu else ''}).")
+        paths.append(path)
+    return paths
 
 
 def _not_installed(catalog, impl_id: str, meta: dict) -> str:
@@ -302,19 +345,6 @@ def _result(impl_id: str, workload_id: str, sha: str, found: dict) -> dict:
     return out
 
 
-def _probe(job: dict, timeout: float) -> dict:
-    worker = Worker(job)
-    try:
-        event = worker.next_event(timeout)
-        if event is None or event.get("event") != "probe":
-            raise UserError(f"the probe worker failed ({worker.exit_status()}):\n{worker.log_tail()}")
-        return event
-    except WorkerTimeout:
-        raise UserError(f"the probe worker gave no answer within {timeout:.0f} s") from None
-    finally:
-        worker.close()
-
-
 def cuda_available(timeout: float = 120.0) -> bool:
     """Whether torch sees a CUDA GPU, asked in a subprocess (False without torch)."""
     import subprocess
@@ -328,12 +358,61 @@ def cuda_available(timeout: float = 120.0) -> bool:
     return out.returncode == 0 and out.stdout.strip().endswith("True")
 
 
+def host_slots(device: str, gpus: list[int] | None = None, devices: list[Gpu] | None = None,
+               sysfs: Path = SYSFS) -> list[Slot]:
+    """The slots of a refresh on this host: one per GPU (every visible one, those of `gpus`,
+    or the given `devices`, e.g. a fake list in tests), each with CPUs of its own; one slot for
+    the default device in CPU mode or where nvidia-smi lists no GPU."""
+    if devices is not None:
+        return plan_slots(list(devices), sysfs=sysfs)
+    if device != "cuda":
+        if gpus:
+            raise UserError("--gpus picks GPUs for a GPU run: leave it out with --device cpu")
+        return plan_slots(None)
+    found = list_gpus()
+    if found is not None:
+        found = visible(found, os.environ.get("CUDA_VISIBLE_DEVICES")) or None
+    return plan_slots(choose_gpus(gpus, found), sysfs=sysfs)
+
+
+def run_family(catalog, records: Path, family: Family, **options) -> list[Path]:
+    """Measure one family over this host's slots and write its run records (one per slot)."""
+    console = options.get("console") or Console(stderr=True)
+    return write_records(catalog, records, refresh(catalog, [family], **{**options, "console": console}), console)
+
+
 def run_all(records: Path = Path("records"), *, family: str | None = None, implementations=(),
             workloads=(), timeout: float = 600.0, device: str | None = None, budget_s: float | None = None,
             kernels_root: Path = KERNELS_ROOT, console: Console | None = None,
-            timing_cpu: int | None = None) -> list[Path]:
-    """Run every family with kernels (or `family`), each into one new run record. Returns paths."""
+            timing_cpu: int | None = None, gpus: str | list[int] | None = None,
+            devices: list[Gpu] | None = None, ray_address: str | None = None) -> list[Path]:
+    """Run every family with kernels (or `family`) over every visible GPU (or `gpus`, "0,1" or
+    [0, 1]; `devices` replaces the GPU list, for tests), one worker per GPU at a time; write one
+    new run record per family and GPU that measured it. With `ray_address`, on the GPUs of that
+    Ray cluster instead (cluster.py). Returns the paths."""
+    if isinstance(gpus, str):
+        gpus = parse_gpu_list(gpus)
+    if ray_address is not None:
+        if gpus or devices or timing_cpu is not None:
+            raise UserError("--ray runs on every GPU of the cluster, each node pinning its own CPUs: "
+                            "leave out --gpus and --timing-cpu")
+        from .cluster import run_cluster
+
+        return run_cluster(ray_address, records, family=family, implementations=implementations,
+                           workloads=workloads, timeout=timeout, device=device, budget_s=budget_s,
+                           kernels_root=kernels_root, console=console)
     catalog = load_catalog(records)
+    families = pick_families(catalog, family, kernels_root)
+    console = console or Console(stderr=True)
+    device = device or ("cuda" if cuda_available() else "cpu")
+    slots = host_slots(device, gpus, devices)
+    measured = refresh(catalog, [catalog.families[f] for f in families], slots, implementations=implementations,
+                       workloads=workloads, timeout=timeout, device=device, budget_s=budget_s,
+                       kernels_root=kernels_root, console=console, timing_cpu=timing_cpu)
+    return write_records(catalog, records, measured, console)
+
+
+def pick_families(catalog, family: str | None, kernels_root: Path) -> list[str]:
     if family is not None and family not in catalog.families:
         raise UserError(f"unknown family {family!r} — use one of {', '.join(sorted(catalog.families))}")
     if family is not None and not has_kernels(kernels_root, family):
@@ -342,6 +421,4 @@ def run_all(records: Path = Path("records"), *, family: str | None = None, imple
     families = [family] if family else [f for f in sorted(catalog.families) if has_kernels(kernels_root, f)]
     if not families:
         raise UserError(f"no family has kernels under {kernels_root}")
-    return [run_family(catalog, Path(records), catalog.families[f], implementations=implementations,
-                       workloads=workloads, timeout=timeout, device=device, budget_s=budget_s,
-                       kernels_root=kernels_root, console=console, timing_cpu=timing_cpu) for f in families]
+    return families

@@ -25,10 +25,11 @@ class Worker:
     compile workers); its stdout and stderr go to a temporary log whose tail explains a crash.
     """
 
-    def __init__(self, job: dict):
+    def __init__(self, job: dict, env: dict[str, str] | None = None):
+        """`env`: variables set for this worker only (a slot's CUDA_VISIBLE_DEVICES)."""
         read_fd, write_fd = os.pipe()
         self._log = tempfile.TemporaryFile()
-        env = dict(os.environ)
+        env = {**os.environ, **(env or {})}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
         env.setdefault("PYTHONUNBUFFERED", "1")
         try:

@@ -67,11 +67,25 @@ def probe(job: dict, family) -> dict:
         name = "cpu"
         env.update(gpu=f"CPU ({platform.machine()}, {os.cpu_count()} threads)")
         l2_bytes = None
-    env["copy_bandwidth_gbps"] = copy_bandwidth_gbps(device, job["copy_bytes"])
+    if job["copy_bytes"]:
+        env["copy_bandwidth_gbps"] = copy_bandwidth_gbps(device, job["copy_bytes"])
     if device.type == "cuda" and job.get("timing_cpu") is not None:  # fixed by --timing-cpu
         env["timing_cpu"] = job["timing_cpu"]
     return {"registry": registry, "environment": {k: v for k, v in env.items() if v is not None},
             "device_name": name, "l2_bytes": l2_bytes}
+
+
+def probe_all(job: dict, families: dict) -> dict:
+    """The probe of every family at once: the device and its environment once (copy bandwidth
+    included), each family's registry and package versions."""
+    out: dict = {"families": {}}
+    for i, (fid, family) in enumerate(families.items()):
+        found = probe({**job, "copy_bytes": job["copy_bytes"] if i == 0 else 0}, family)
+        env = found.pop("environment")
+        out["families"][fid] = {"registry": found.pop("registry"), "packages": env.pop("packages", {})}
+        if i == 0:
+            out.update(found, environment=env)
+    return out
 
 
 def _cleanup():
@@ -105,6 +119,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     channel = os.fdopen(args.fd, "w", buffering=1)
     job = json.load(sys.stdin)
+    if job.get("cpus") and hasattr(os, "sched_setaffinity"):  # the slot's CPUs, before torch starts threads
+        try:
+            os.sched_setaffinity(0, set(job["cpus"]))
+        except OSError as exc:
+            print(f"could not pin to CPUs {job['cpus']}: {exc}", file=sys.stderr)
 
     def emit(obj):
         channel.write(json.dumps(obj) + "\n")
@@ -113,10 +132,11 @@ def main(argv=None) -> int:
     from .families import load_family
     from .family import Case
 
-    family = load_family(Path(job["kernels_root"]), job["family"])
-    if job["kind"] == "probe":
-        emit({"event": "probe", **probe(job, family)})
+    if job["kind"] == "probe":  # one family, or every family of a refresh ("families")
+        ids = job.get("families") or [job["family"]]
+        emit({"event": "probe", **probe_all(job, {f: load_family(Path(job["kernels_root"]), f) for f in ids})})
         return 0
+    family = load_family(Path(job["kernels_root"]), job["family"])
     from .measure import measure_e2e, measure_one
 
     if job["kind"] == "e2e":  # one workload at a time, every implementation in this process

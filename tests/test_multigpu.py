@@ -167,7 +167,7 @@ def test_two_fake_gpus_end_to_end_one_record_per_gpu(toy_records):
     only its workload, each GPU's record says which GPU and host, the workers were pinned to the
     GPU's CPUs and saw only their GPU."""
     pytest.importorskip("torch")
-    from site_builder.load import load_catalog
+    from site_builder.records.load import load_catalog
     from site_builder.runner import run_all
 
     fake = [Gpu(0, "Fake GPU", "SERIAL0", "GPU-fake-0"), Gpu(1, "Fake GPU", None, "GPU-fake-1")]

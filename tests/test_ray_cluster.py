@@ -43,7 +43,7 @@ def local_cluster():
 
 
 def test_ray_runs_every_job_once_on_the_fake_gpus_and_the_driver_writes_the_records(local_cluster, toy_records):
-    from site_builder.load import load_catalog
+    from site_builder.records.load import load_catalog
     from site_builder.runner.cluster import run_cluster
     from site_builder.runner.devices import host_name, host_slug
 

@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO))
 
 from rich.console import Console  # noqa: E402
 
-from site_builder.load import load_catalog  # noqa: E402
+from site_builder.records.load import load_catalog  # noqa: E402
 from site_builder.runner.devices import list_gpus, plan_slots, visible  # noqa: E402
 from site_builder.runner.families import KERNELS_ROOT, has_kernels  # noqa: E402
 from site_builder.runner.protocol import COPY_BYTES  # noqa: E402

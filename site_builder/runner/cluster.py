@@ -22,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ..errors import UserError
-from ..load import load_catalog
+from ..records.load import load_catalog
 from .devices import Gpu, Slot, host_name, list_gpus, plan_slots, visible
 from .families import KERNELS_ROOT
 from .jobs import Clock, apply_e2e, e2e_job, execute, probe

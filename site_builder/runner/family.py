@@ -23,7 +23,7 @@ The runner, the bench and the tests use only this interface (`families.load_fami
 package); nothing in `site_builder/` names a family. Each workload reaches the family as a
 `Case`: the record's workload of one kind (forward, backward or forward+backward) with the
 dtypes and shapes of that kind's tensors resolved, the semantics' parameters, and the floor's
-bytes and flops as the engine computes them from the family record (`site_builder.floors`),
+bytes and flops as the engine computes them from the family record (`site_builder.derive.floors`),
 so there is one truth for the floor.
 
 This module imports no torch at import time: the site builds without it. The helpers that make
@@ -159,7 +159,7 @@ class Case:
 
     @classmethod
     def from_record(cls, family, workload) -> "Case":
-        """The case of `workload` of the family record `family` (site_builder.schema models)."""
+        """The case of `workload` of the family record `family` (site_builder.records.schema models)."""
         from ..derive.floors import bytes_moved, flops  # one truth for the floor
 
         axes = family.semantics.axes
@@ -192,7 +192,7 @@ class Case:
 
 def declared_bytes(case: Case) -> int:
     """Every declared input read once and every declared output written once (the floor's
-    memory term, as site_builder.floors counts it)."""
+    memory term, as site_builder.derive.floors counts it)."""
     from ..records.schema import DTYPE_BYTES
 
     return sum(t.numel * DTYPE_BYTES[t.dtype] for t in (*case.inputs.values(), *case.outputs.values()))

@@ -119,3 +119,32 @@ def test_workload_kinds_declare_their_own_tensors():
     data["workloads"].append({"id": "fb", "kind": "forward+backward", "rows": 2, "hidden": 4, "dtype": "float32"})
     with pytest.raises(ValueError, match="forward\\+backward.*semantics.kinds does not declare"):
         Family.model_validate(data)
+
+
+def test_touched_pct_counts_only_that_share_of_a_tensor():
+    """A loss over counted rows: the floor reads only `valid_pct` percent of the logits; > 100 is refused."""
+    import pytest
+    from site_builder.derive import floors
+    from site_builder.records.schema import Family
+
+    data = {
+        "schema_version": 1, "id": "toy-loss", "title": "Toy loss", "tag": "loss", "summary": "A toy.",
+        "semantics": {
+            "axes": {"tokens": "variable", "vocab": "variable", "valid_pct": "variable"},
+            "inputs": {"logits": {"dtype": "float", "shape": ["tokens", "vocab"], "touched_pct": "valid_pct"},
+                       "target": {"dtype": "int64", "shape": ["tokens"]}},
+            "outputs": {"loss": {"dtype": "float", "shape": []}},
+            "definition": "mean cross-entropy over counted rows",
+        },
+        "baseline": "eager", "headline": "half", "scaling": {"axis": "vocab"},
+        "workloads": [{"id": "half", "tokens": 10, "vocab": 8, "valid_pct": 50, "dtype": "float32"}],
+    }
+    family = Family.model_validate(data)
+    assert floors.bytes_moved(family, family.workloads[0]) == 40 * 4 + 10 * 8 + 4
+    data["workloads"][0]["valid_pct"] = 150
+    with pytest.raises(ValueError, match="valid_pct = 150, but valid_pct is a percent"):
+        Family.model_validate(data)
+    data["workloads"][0]["valid_pct"] = 50
+    data["semantics"]["inputs"]["logits"]["touched_pct"] = "share"
+    with pytest.raises(ValueError, match="undeclared axis 'share'"):
+        Family.model_validate(data)

@@ -16,10 +16,17 @@ from ..records.schema import DTYPE_BYTES, Family, Hardware, TensorSpec, Workload
 MODEL_ID = "kr-floor-v1"
 
 
-def tensor_elements(family: Family, workload: Workload, spec: TensorSpec) -> int:
+def _size(family: Family, workload: Workload, axis: str) -> int:
     sizes = workload.sizes
-    axes = family.semantics.axes
-    return math.prod(sizes[a] if a in sizes else axes[a].value for a in spec.shape)
+    return sizes[axis] if axis in sizes else family.semantics.axes[axis].value
+
+
+def tensor_elements(family: Family, workload: Workload, spec: TensorSpec) -> int:
+    """Elements of `spec` a call must touch: all of them, or the `touched_pct` share (rounded up)."""
+    n = math.prod(_size(family, workload, a) for a in spec.shape)
+    if spec.touched_pct is not None:
+        n = -(-n * min(_size(family, workload, spec.touched_pct), 100) // 100)
+    return n
 
 
 def element_bytes(workload: Workload, spec: TensorSpec) -> int:

@@ -137,6 +137,11 @@ class Axis(Record):
 class TensorSpec(Record):
     dtype: TensorDType = Field(description='"float" follows the workload dtype')
     shape: list[Slug] = Field(min_length=0, max_length=8, description="axis names, outermost first")
+    touched_pct: Slug | None = Field(
+        default=None,
+        description="an axis whose size is the percent (1-100) of this tensor a correct call must touch "
+                    "(e.g. the logits rows of counted targets); the floor counts only that share",
+    )
 
 
 class Arithmetic(Record):
@@ -174,6 +179,11 @@ class Semantics(Record):
         description="tensors of the workload kinds other than forward (the top-level inputs and outputs)",
     )
 
+    def percent_axes(self) -> set[str]:
+        """The axes that some tensor names as its touched_pct."""
+        groups = [self.inputs, self.outputs, *(g for k in self.kinds.values() for g in (k.inputs, k.outputs))]
+        return {spec.touched_pct for group in groups for spec in group.values() if spec.touched_pct}
+
     def tensors(self, kind: str = "forward") -> tuple[dict[str, TensorSpec], dict[str, TensorSpec]]:
         """(inputs, outputs) of a workload kind: the top-level ones for `forward`."""
         if kind == "forward":
@@ -189,6 +199,8 @@ class Semantics(Record):
         for group in groups:
             for name, spec in group.items():
                 unknown = [a for a in spec.shape if a not in self.axes]
+                if spec.touched_pct is not None and spec.touched_pct not in self.axes:
+                    unknown.append(spec.touched_pct)
                 if unknown:
                     raise ValueError(
                         f"tensor {name!r} uses undeclared axis {unknown[0]!r}; "
@@ -258,6 +270,11 @@ class Family(VersionedRecord):
             if w.kind != "forward" and w.kind not in self.semantics.kinds:
                 raise ValueError(f"workload {w.id!r} is of kind {w.kind!r}, which semantics.kinds does not declare "
                                  f"— add `kinds: {{{w.kind}: {{inputs: ..., outputs: ...}}}}` under semantics")
+            for pct_axis in self.semantics.percent_axes():
+                value = sizes.get(pct_axis, getattr(axes.get(pct_axis), "value", None))
+                if value is not None and value > 100:
+                    raise ValueError(f"workload {w.id!r} gives {pct_axis} = {value}, but {pct_axis} is a percent "
+                                     f"(a tensor's touched_pct) — write a whole number from 1 to 100")
             extra = [k for k in sizes if k not in axes]
             if extra:
                 raise ValueError(f"workload {w.id!r} sizes undeclared axis {extra[0]!r} — declare the axis under semantics.axes or remove the size")

@@ -77,31 +77,3 @@ def test_page_key_hashes_json_of_plain():
                                   .encode()).hexdigest()
         assert page_key(page, nav, "tpl") == expected
 
-
-def _chart_specs() -> list[dict]:
-    from site_builder.site.charts import history_spec, scaling_spec
-
-    xs = [256, 512, 1024, 2048, 4096]
-    data = [{"x": x, "us": 1.0 + i * 0.37 + x / 900, "impl": f"impl {i}", "median": f"{i}.0 µs"}
-            for i in range(4) for x in xs]
-    specs = [scaling_spec(data, xs, "cols"), scaling_spec(data[:10], xs[:3] + [8192], "rows")]
-    for one_day, n in ((False, 12), (True, 5)):
-        day = (lambda i: f"2026-03-04T{i:02d}:15:00Z") if one_day else (lambda i: f"2026-0{1 + i // 9}-{1 + i % 9:02d}T08:00:00Z")
-        points = [{"date": day(i), "when": day(i), "us": 2.0 + (i * 7) % 5, "impl": f"impl {i % 3}",
-                   "protocol": "p1" if i % 4 else "p2", "median": "x", "record": "new record" if i % 3 == 0 else "result"}
-                  for i in range(n)]
-        steps = [p for p in points if p["record"] == "new record"]
-        specs.append(history_spec(points, steps + [dict(steps[-1], date=points[-1]["date"])], one_day))
-        specs.append(history_spec(points[:1], [dict(points[0], record="new record")], one_day))  # equal data sets
-    return specs
-
-
-def test_compiled_once_svg_is_vl_converts_svg():
-    import vl_convert as vlc
-
-    from site_builder.build.svg import _vega_of, raw_svg
-
-    specs = _chart_specs()
-    assert sum(_vega_of(s) is not None for s in specs) >= 4  # the fast path is taken
-    for spec in specs:
-        assert raw_svg(spec) == vlc.vegalite_to_svg(spec)

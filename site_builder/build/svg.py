@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import tempfile
-from functools import lru_cache
 from pathlib import Path
 
 from .svgslim import slim_svg
@@ -22,61 +21,10 @@ def spec_key(spec: dict) -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-SLOT = "__kernel_records_slot__"
-
-
-def _skeleton(spec, values: list):
-    """The spec with each inline data set (`"data": {"values": [...]}`) replaced by a marker
-    row naming its slot; the data sets go into `values`, in order."""
-    if isinstance(spec, dict):
-        out = {}
-        for k, v in spec.items():
-            if k == "data" and isinstance(v, dict) and isinstance(v.get("values"), list):
-                out[k] = {**v, "values": [{SLOT: len(values)}]}
-                values.append(v["values"])
-            else:
-                out[k] = _skeleton(v, values)
-        return out
-    if isinstance(spec, list):
-        return [_skeleton(v, values) for v in spec]
-    return spec
-
-
-@lru_cache(maxsize=64)
-def _compiled(skeleton: str) -> str:
-    import vl_convert as vlc
-
-    return json.dumps(vlc.vegalite_to_vega(json.loads(skeleton)))
-
-
-def _vega_of(spec: dict) -> dict | None:
-    """The Vega spec of a Vega-Lite spec, compiled once per shape of chart: Vega-Lite's compiler
-    does not read inline data, so a chart's data goes into its kind's compiled spec. None when
-    that is not sure (equal data sets, which the compiler may merge, or a slot not found once)."""
-    values: list = []
-    skeleton = _skeleton(spec, values)
-    if not values or any(a == b for i, a in enumerate(values) for b in values[i + 1:]):
-        return None
-    vega = json.loads(_compiled(json.dumps(skeleton, sort_keys=True)))
-    found = 0
-    for data in vega.get("data", []):
-        rows = data.get("values")
-        if isinstance(rows, list) and len(rows) == 1 and isinstance(rows[0], dict) and SLOT in rows[0]:
-            data["values"] = values[rows[0][SLOT]]
-            found += 1
-    return vega if found == len(values) else None
-
-
-def raw_svg(spec: dict) -> str:
-    """vl-convert's SVG of a Vega-Lite spec (the same bytes as `vegalite_to_svg(spec)`)."""
-    import vl_convert as vlc
-
-    vega = _vega_of(spec)
-    return vlc.vegalite_to_svg(spec) if vega is None else vlc.vega_to_svg(vega)
-
-
 def svg_of(spec: dict) -> str:
-    svg = slim_svg(raw_svg(spec))
+    import vl_convert as vlc
+
+    svg = slim_svg(vlc.vegalite_to_svg(spec))
     # vl-convert writes a fixed-size SVG; let CSS scale it to the column width.
     return svg.replace('class="marks"', 'class="marks" role="img"', 1)
 

@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import subprocess
@@ -32,10 +33,13 @@ SIZES = {  # name: (families, implementations, workloads, gpus, runs)
 }
 START = dt.datetime(2024, 1, 1, 8, 0, tzinfo=dt.timezone.utc)
 
-try:
-    Dumper = yaml.CSafeDumper
-except AttributeError:  # PyYAML without libyaml
-    Dumper = yaml.SafeDumper
+class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    """PyYAML's writer, quoting text that records read as an exponent float (`1234e5678`, a
+    possible hex kernel_sha): PyYAML's own rules need a dot there, the records' loader does not."""
+
+
+Dumper.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+                             list("-+0123456789"))
 
 
 def _dump(path: Path, data: dict) -> None:
@@ -130,9 +134,11 @@ def one_build(records: Path, out: Path, cache: Path | None) -> dict:
     start = time.perf_counter()
     report = build(records, out, cache=cache if cache else False)
     seconds = time.perf_counter() - start
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return {"seconds": seconds, "rss_mb": max(rss, kids) / 1024, "rendered": report.rendered,
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss = me.ru_maxrss  # KiB on Linux
+    cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime  # on a shared machine, less noisy than wall time
+    return {"seconds": seconds, "cpu_s": round(cpu, 2), "rss_mb": max(rss, kids.ru_maxrss) / 1024,
+            "load": round(os.getloadavg()[0], 1), "rendered": report.rendered,
             "charts": report.charts, "files": report.files, "phases": report.phases or {}}
 
 
@@ -179,6 +185,8 @@ def bench(name: str, keep: Path | None = None) -> dict:
                "added_s": added["seconds"], "added_pages": added["rendered"], "added_charts": added["charts"],
                "peak_rss_mb": max(full["rss_mb"], same["rss_mb"], added["rss_mb"]), "files": added["files"],
                "full_phases": full["phases"], "added_phases": added["phases"],
+               "cpu_s": {"full": full["cpu_s"], "nochange": same["cpu_s"], "added": added["cpu_s"]},
+               "load": {"full": full["load"], "nochange": same["load"], "added": added["load"]},
                **sizes_of(out)}
     return row
 
@@ -216,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows))
     for r in rows:
         print(f"{r['size']}: seconds per step, full build {r['full_phases']}; one run added {r['added_phases']}")
+        print(f"{r['size']}: CPU seconds (build process and its children) {r['cpu_s']}; "
+              f"load average after each build {r['load']}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return 0

@@ -3,6 +3,7 @@ and rendering, on both cores when there are many pages (forked workers: Jinja is
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import multiprocessing
@@ -10,7 +11,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from ..site.models import plain
+from ..site.charts import Chart
 from ..site.render import environment, render, templates_digest
 
 POOL_FROM = 150  # pages below this are rendered here
@@ -26,10 +27,23 @@ def engine_digest() -> str:
     return h.hexdigest()
 
 
+def _key_default(obj):
+    """What `plain(obj, charts=True)` makes of a value json cannot write, one level at a time:
+    the C encoder walks the dicts and lists, this only sees models and charts."""
+    if isinstance(obj, Chart):
+        return obj.key
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+    return str(obj)
+
+
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=_key_default)
+
+
 def page_key(page, nav, templates: str) -> str:
-    data = [engine_digest(), templates, page.template, page.path, plain(page.context, charts=True), nav]
-    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
-                          .encode()).hexdigest()
+    """The hash of a page's inputs: the same text as json.dumps of `plain(context, charts=True)`."""
+    data = [engine_digest(), templates, page.template, page.path, page.context, nav]
+    return hashlib.sha256(_KEY_ENCODER.encode(data).encode()).hexdigest()
 
 
 _JOB: tuple | None = None  # (env, pages, nav) for forked workers

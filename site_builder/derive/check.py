@@ -67,15 +67,21 @@ def record_warnings(catalog: Catalog, entries: list[Entry], records: Path,
     limits = [Path(os.path.realpath(p)) for p in only]
 
     def wanted(path: Path) -> bool:
+        if not limits:
+            return True
         real = Path(os.path.realpath(path))
-        return not limits or any(real == p or real.is_relative_to(p) for p in limits)
+        return any(real == p or real.is_relative_to(p) for p in limits)
 
     out: list[Problem] = []
     code: dict[str, dict] = {}
+    run_shown: dict[str, str | None] = {}  # per run file: its path as shown, None when not wanted
     for e in entries:
-        if not wanted(records / e.lr.path):
+        if e.lr.path not in run_shown:
+            path = records / e.lr.path
+            run_shown[e.lr.path] = _shown(path, records) if wanted(path) else None
+        shown = run_shown[e.lr.path]
+        if shown is None:
             continue
-        shown = _shown(records / e.lr.path, records)
         line = e.lr.doc.line_of(("results", e.index))
         out.extend(_floor_warning(e, shown, line))
         if e.superseded_by is not None:
@@ -112,8 +118,11 @@ def placeholder_warnings(records: Path, files=None) -> list[Problem]:
     """One warning per line that still holds a scaffold's TODO."""
     out = []
     for path in record_files(records) if files is None else files:
+        whole = path.read_text(encoding="utf-8-sig")
+        if "TODO" not in whole:  # most files: no line to look at
+            continue
         shown = _shown(path, records)
-        for number, text in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
+        for number, text in enumerate(whole.splitlines(), 1):
             if re.search(r"(^\s*|#\s*|:\s*)TODO\b", text):
                 hint = text.split("TODO", 1)[1].lstrip(" :")[:100]
                 out.append(Problem(shown, number, f"TODO left: {hint}" if hint else "TODO left",

@@ -242,7 +242,7 @@ REFUSED = [
               "repeated values out in full"),
     (_merge_key, "records/hardware/h200.yaml:9: YAML merge keys (<<) are not allowed — write the merged fields "
                  "out in full"),
-    (_deep_flow, "records/hardware/deep.yaml:1: the document is nested too deeply — records nest at most 32 "
+    (_deep_flow, "records/hardware/deep.yaml:3: the document is nested too deeply — records nest at most 32 "
                  "levels"),
     (_deep_block, "records/hardware/deep.yaml:35: the document is nested too deeply — records nest at most 32 "
                   "levels"),
@@ -256,7 +256,7 @@ REFUSED = [
                   "hold plain strings, numbers, booleans, dates, lists and mappings"),
     (_nul, "records/hardware/h200.yaml:5: the file contains the control character U+0000 — remove it; records "
            "are plain text"),
-    (_latin1, "records/hardware/latin.yaml:1: file is not UTF-8 text — save it as UTF-8"),
+    (_latin1, "records/hardware/latin.yaml:3: file is not UTF-8 text — save it as UTF-8"),
     (_two_documents, "records/hardware/h200.yaml:13: more than one YAML document in the file — keep one record "
                      "per file and remove the `---` separator"),
     (_duplicate_key, "records/hardware/h200.yaml:6: duplicate key `vendor` — keep one of the two entries; YAML "
@@ -351,18 +351,21 @@ def test_a_folder_named_like_a_record_is_not_read(tree, monkeypatch):
 
 
 # --- built: markup in text fields, nothing of it reaches the site ---------------------------------
+# (Links in them that lead anywhere but an http(s) page or an #anchor are refused at load time:
+# tests/test_hostile_suite.py, class security. Here they are #anchors, and the markup around them is
+# what must not reach a page.)
 
 SCRIPTS = {
     "summary": "<script>alert('s1')</script> Residual add **then** RMSNorm.",
-    "notes": ("<img src=x onerror=alert('s2')> [a](javascript:alert('s3')) "
-              "[b](data:text/html;base64,PHNjcmlwdD4=) <a href=\"javascript:alert('s4')\">c</a> "
-              "[d][evil] <javascript:alert('s5')> [e](jav&#x09;ascript:alert('s6')) "
+    "notes": ("<img src=https://example.org/x onerror=alert('s2')> [a](#s3) "
+              "[b](#s3b) <a href=\"#s4\">c</a> "
+              "[d][evil] <javascript:alert('s5')> [e](#s6) "
               "<iframe src=\"https://evil.example/\"></iframe> <svg onload=alert('s7')></svg> "
-              "![img](javascript:alert('s8')) <form action=\"https://evil.example/\"><input></form> "
+              "![img](#s8) <form action=\"https://evil.example/\"><input></form> "
               "<meta http-equiv=\"refresh\" content=\"0;url=https://evil.example/\"> "
               "<style>body{display:none}</style> <object data=\"https://evil.example/x.swf\"></object>"
-              "\n\n[evil]: javascript:alert('s9')\n"),
-    "numerics": "Llama <b onclick=\"alert('s10')\">convention</b> <a href=\"vbscript:msgbox('s11')\">v</a>",
+              "\n\n[evil]: #s9\n"),
+    "numerics": "Llama <b onclick=\"alert('s10')\">convention</b> <a href=\"#s11\">v</a>",
     "name": "Liger <script>alert('s12')</script> fused",
 }
 
@@ -384,11 +387,11 @@ def _markup_everywhere(root):
     start = next(i for i, line in enumerate(lines) if line.startswith("x_old:"))
     end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("  "))
     path.write_text("\n".join(lines[:start] + lines[end:]) + "\n")
-    edit(root, RUN, "notes: Figures", "notes: \"<script>alert('s14')</script> [x](javascript:alert('s15'))\"\nx_notes: Figures")
+    edit(root, RUN, "notes: Figures", "notes: \"<script>alert('s14')</script> [x](#s15)\"\nx_notes: Figures")
     text = (root / "records" / RUN).read_text()
     (root / "records" / RUN).write_text("\n".join(l for l in text.splitlines() if not l.startswith("x_notes:")) + "\n")
     edit(root, RUN, "    Liger-Kernel's own benchmark scripts; times include host dispatch.",
-         "    <iframe src=\"https://evil.example/\"></iframe> <a href=\"javascript:alert('s16')\">protocol</a>")
+         "    <iframe src=\"https://evil.example/\"></iframe> <a href=\"#s16\">protocol</a>")
     edit(root, RUN, "  citation: >-", "  citation: >-\n    <script>alert('s17')</script>")
     add_run(root, "results:\n  - {implementation: liger-fused, workload: r2048-h1024-fp32, status: crashed, "
                   "error: \"<script>alert('s18')</script><img src=x onerror=alert('s19')>\"}\n"

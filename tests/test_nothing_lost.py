@@ -87,7 +87,22 @@ def test_a_write_failing_midway_keeps_the_previous_site(site, files, monkeypatch
     assert snapshot(site) == before and leftovers(site) == []
 
 
+def test_a_failure_of_the_exchange_keeps_the_previous_site(site, files, monkeypatch):
+    before = snapshot(site)
+
+    def fails(a, b):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(write_module, "_exchange", fails)
+    with pytest.raises(OSError):
+        write_site(files, site)
+    monkeypatch.undo()
+    assert snapshot(site) == before and leftovers(site) == []
+
+
 def test_a_failure_during_the_swap_puts_the_previous_site_back(site, files, monkeypatch):
+    """The fallback swap (no renameat2 exchange): two renames, the old site put back on failure."""
+    monkeypatch.setattr(write_module, "_exchange", lambda a, b: False)
     before = snapshot(site)
     real, calls = os.replace, []
 

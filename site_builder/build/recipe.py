@@ -27,7 +27,7 @@ from ..site.urls import MARKER
 from .cache import Cache, default_cache, digest_files
 from .pages import engine_digest, page_key, render_pages, templates_digest
 from .svg import render_charts
-from .write import MARKER_TEXT, REUSE, write_site
+from .write import MARKER_TEXT, REUSE, holding, write_site
 
 
 @dataclass
@@ -65,9 +65,14 @@ def fingerprint(records: Path, kernels: Path) -> str:
 
 def build(records: Path, out: Path, cache: Path | None | bool = True, jobs: int | None = None) -> BuildReport:
     """Build the site from `records` into `out`. `cache`: a folder, True for the default one
-    beside `out`, False/None for none (a build from scratch)."""
+    beside `out`, False/None for none (a build from scratch). A second build into the same
+    `out` while this one runs is refused (UserError)."""
+    with holding(out):
+        return _build(Path(records), Path(out), cache, jobs)
+
+
+def _build(records: Path, out: Path, cache, jobs) -> BuildReport:
     start = time.perf_counter()
-    records, out = Path(records), Path(out)
     store = Cache(default_cache(out) if cache is True else (cache or None))
     kernels = kernels_beside(records)
     stamp = fingerprint(records, kernels) if store.enabled else ""

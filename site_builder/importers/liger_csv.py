@@ -38,11 +38,16 @@ from ..records.load import Catalog, load_catalog
 from ..records.newfiles import write_new
 from ..records.schema import DTYPE_SHORT, Run
 from ..records.schemas import schema_line
-from ..records.yamlio import parse
+from ..records.yamlio import CONTROL, parse
 from ..records.sources import Mapping, load_mapping, names_of, terms_of
 
 SOURCE_ID = "liger-kernel"
 MAX_BYTES = 50_000_000
+#: Longest field of a row: Liger's longest (a JSON config) is a few hundred characters; Python's
+#: csv module gives up at 131,072.
+MAX_FIELD = 10_000
+#: Deepest nesting of the JSON config column (the config is a flat object).
+MAX_JSON_DEPTH = 8
 REQUIRED = ("kernel_name", "kernel_provider", "kernel_operation_mode", "metric_name", "metric_unit",
             "x_name", "x_value", "y_value_50", "y_value_20", "y_value_80", "extra_benchmark_config_str",
             "gpu_name", "timestamp", "liger_version")
@@ -189,11 +194,39 @@ def _rows(path: Path, text: str):
     missing = [c for c in REQUIRED if c not in names]
     if missing:
         raise UserError(f"{path}:1: not a Liger-Kernel benchmark CSV: missing column(s) {', '.join(missing)}")
-    for row in reader:
+    rows = iter(reader)
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:  # line_num counts the lines before the record that fails
+            raise UserError(f"{path}:{reader.line_num + 1}: the CSV cannot be read there ({exc}); a field has at most "
+                            f"{MAX_FIELD:,} characters — fix the file where it is published") from None
         if None in row or any(v is None for v in row.values()):
             yield reader.line_num, {"_bad": f"{len(names)} columns expected, the row has another number"}
+        elif any(len(v) > MAX_FIELD for v in row.values()):
+            column = next(k for k, v in row.items() if len(v) > MAX_FIELD)
+            yield reader.line_num, {"_bad": f"column {column} holds more than {MAX_FIELD:,} characters"}
+        elif any(CONTROL.search(v) for v in row.values()):
+            column, value = next((k, v) for k, v in row.items() if CONTROL.search(v))
+            code = ord(CONTROL.search(value).group())
+            yield reader.line_num, {"_bad": f"column {column} holds the control character U+{code:04X}; "
+                                            "remove it where the CSV is made, fix the row"}
         else:
             yield reader.line_num, row
+
+
+def _json_depth(text: str) -> int:
+    """The deepest bracket nesting of a JSON text (brackets inside strings included: an upper bound)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def _hardware_names(catalog: Catalog, mapping: Mapping) -> dict[str, str]:
@@ -214,7 +247,7 @@ MAPPING_FILE = f"records/sources/{SOURCE_ID}.yaml"
 def _map_row(row: dict, catalog: Catalog, hw_of: dict[str, str], mapping: Mapping):
     """(group key, result, info) for a row that maps; raises Skip with the reason otherwise."""
     if "_bad" in row:
-        raise Skip(row["_bad"] + "; fix the quoting of the row")
+        raise Skip(row["_bad"] if row["_bad"].endswith("fix the row") else row["_bad"] + "; fix the quoting of the row")
     get = lambda col: (row.get(col) or "").strip()  # noqa: E731
     kernel, provider, mode, metric = get("kernel_name"), get("kernel_provider"), get("kernel_operation_mode"), \
         get("metric_name")
@@ -246,8 +279,12 @@ def _map_row(row: dict, catalog: Catalog, hw_of: dict[str, str], mapping: Mappin
     if scale is None:
         raise Skip(f"unit {unit!r} of metric {metric} is not one of {', '.join(metric_spec.units)} — add it under "
                    f"metrics.{metric}.units in {MAPPING_FILE}")
+    raw = row.get("extra_benchmark_config_str") or "{}"
+    if _json_depth(raw) > MAX_JSON_DEPTH:
+        raise Skip(f"extra_benchmark_config_str nests deeper than {MAX_JSON_DEPTH} levels; it is a flat JSON object "
+                   "— fix the row")
     try:
-        config = json.loads(row.get("extra_benchmark_config_str") or "{}")
+        config = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise Skip(f"extra_benchmark_config_str is not JSON ({exc.msg}); fix the row") from None
     if not isinstance(config, dict):

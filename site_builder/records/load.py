@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import Problem, RecordErrors
 from .schema import SCHEMA_VERSION, Family, Hardware, Implementation, Run, SLUG_PATTERN
-from .yamlio import MAX_BYTES, Document, YamlProblem, parse
+from .yamlio import MAX_BYTES, Document, YamlProblem, decode, parse, windows_reserved
 
 import re
 
@@ -64,6 +64,7 @@ def load_catalog(root: Path, today: dt.date | None = None, parsed: dict | None =
     raw_runs: list[tuple[Document, str]] = []
     candidates: dict[str, list] = {k: [] for k in KINDS}
     broken: set[str] = set()
+    cleaned: list[Problem] = []
 
     for link in sorted(p for p in root.rglob("*") if p.is_symlink() and p.is_dir()):
         if _escapes(link, root):  # never followed, but never silently ignored either
@@ -90,9 +91,13 @@ def load_catalog(root: Path, today: dt.date | None = None, parsed: dict | None =
         if path.suffix == ".yml":
             problems.append(Problem(shown, 1, "record files end in .yaml", f"rename it to {path.stem}.yaml"))
             continue
-        if not re.match(SLUG_PATTERN, path.stem) and not re.match(r"^[0-9A-Za-z][\w.\-]*$", path.stem):
+        if not re.match(SLUG_PATTERN, path.stem) and not re.match(r"^[0-9A-Za-z][\w.\-]*$", path.stem, re.ASCII):
             problems.append(Problem(shown, 1, f"file name {path.name!r} is not a slug",
                                     "use lower-case letters, digits and - _ ."))
+            continue
+        if windows_reserved(path.name):
+            problems.append(Problem(shown, 1, f"file name {path.name!r} is reserved on Windows",
+                                    "rename it: CON, PRN, AUX, NUL, COM1-9 and LPT1-9 cannot be file names there"))
             continue
         try:
             with open(path, "rb") as handle:  # never more than the limit into memory
@@ -103,16 +108,15 @@ def load_catalog(root: Path, today: dt.date | None = None, parsed: dict | None =
             key = (kind, hashlib.sha256(data).hexdigest()) if parsed is not None else None
             hit = parsed.get(key) if key else None
             if hit is None:
-                doc = parse(data.decode("utf-8-sig"))
+                doc = parse(decode(data))
         except OSError as exc:
             problems.append(Problem(shown, 1, f"cannot read the file: {exc.strerror}",
                                     "replace it with a plain text file"))
-            continue
-        except UnicodeDecodeError:
-            problems.append(Problem(shown, 1, "file is not UTF-8 text", "save it as UTF-8"))
+            broken.add(path.stem)
             continue
         except YamlProblem as exc:
             problems.append(Problem(shown, exc.line, exc.message, exc.fix))
+            broken.add(path.stem)  # names pointing at it are not reported again
             continue
         if hit is None:
             model = Run if kind == "runs" else KINDS[kind]
@@ -121,6 +125,8 @@ def load_catalog(root: Path, today: dt.date | None = None, parsed: dict | None =
                 parsed[key] = (doc, record)
         else:
             doc, record = hit
+        for line, message, fix in doc.warnings:
+            cleaned.append(Problem(shown, line, message, fix, "warning"))
         if key:
             used.append(key)
         if kind == "runs":
@@ -175,7 +181,7 @@ def load_catalog(root: Path, today: dt.date | None = None, parsed: dict | None =
         raise RecordErrors(problems)
     runs.sort(key=lambda lr: (lr.run.observed_at, lr.path))
     paths = {(kind, rid): found[kind][rid][1] for kind in KINDS for rid in found[kind]}
-    return Catalog(families, implementations, hardware, runs, paths, parsed_keys=tuple(used))
+    return Catalog(families, implementations, hardware, runs, paths, warnings=cleaned, parsed_keys=tuple(used))
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -266,10 +272,17 @@ def _validate(model: type[BaseModel], doc: Document, shown: str, problems: list)
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
             loc = tuple(x for x in err["loc"] if not _is_union_tag(x))
+            at = _AT.match(err["msg"])
+            if at:  # a model-level check that names the item it is about
+                loc += tuple(int(x) if x.isdigit() else x for x in at.group(1).split("."))
+                err = dict(err, msg="Value error, " + err["msg"][at.end():])
             line = doc.line_of(loc)
             message, fix = _describe(model, err, loc)
             problems.append(Problem(shown, line, message, fix))
         return None
+
+
+_AT = re.compile(r"^Value error, \[at ([\w.\-]+)\] ")
 
 
 def _is_union_tag(part) -> bool:

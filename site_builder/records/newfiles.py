@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
-from .schema import SLUG_PATTERN
+from .schema import SLUG_PATTERN, WINDOWS_RESERVED_PATTERN
 
 
 def write_new(path: Path, text: str) -> Path:
@@ -41,4 +41,7 @@ def require_slug(value: str, what: str) -> str:
     if not re.match(SLUG_PATTERN, value or "") or len(value) > 80:
         raise UserError(f"{what} {value!r} is not a slug: use lower-case letters, digits and single "
                         "- _ . between them, e.g. my-kernel-v2")
+    if re.match(WINDOWS_RESERVED_PATTERN, value, re.IGNORECASE):
+        raise UserError(f"{what} {value!r} is a name reserved on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9): "
+                        f"choose another, e.g. {value}-gpu")
     return value

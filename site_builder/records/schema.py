@@ -16,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    Strict,
     StringConstraints,
     field_validator,
     model_validator,
@@ -24,9 +25,21 @@ from pydantic import (
 SCHEMA_VERSION = 1
 
 SLUG_PATTERN = r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$"
+#: Slugs that Windows cannot hold as a file or folder name (with any extension).
+WINDOWS_RESERVED_PATTERN = r"^(?:con|prn|aux|nul|com[1-9]|lpt[1-9])(?:\..*)?$"
+
+
+def _not_windows_reserved(value: str) -> str:
+    if re.match(WINDOWS_RESERVED_PATTERN, value, re.IGNORECASE):
+        raise ValueError(f"{value!r} is a name reserved on Windows — choose another id (CON, PRN, AUX, NUL, "
+                         "COM1-9 and LPT1-9 cannot be file names there)")
+    return value
+
+
 Slug = Annotated[
     str,
     StringConstraints(pattern=SLUG_PATTERN, min_length=1, max_length=80),
+    AfterValidator(_not_windows_reserved),
     Field(description="lower-case letters, digits and single - _ . between them"),
 ]
 
@@ -66,6 +79,14 @@ def _http_url(value: str) -> str:
 
 HttpUrl = Annotated[str, AfterValidator(_http_url), Field(json_schema_extra={  # editors flag other links
     "format": "uri", "pattern": r"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/$.?#][^\s]*$"})]
+def _not_future(value: dt.date) -> dt.date:
+    if value > dt.datetime.now(dt.timezone.utc).date():
+        raise ValueError("date in the future")
+    return value
+
+
+# Dates and times may be written quoted ('2026-04-07T10:00:00Z'): ISO 8601 text is unambiguous.
+PastDate = Annotated[dt.date, Strict(False), AfterValidator(_not_future)]
 PositiveFloat = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 ShortText = Annotated[str, StringConstraints(min_length=1, max_length=200)]
@@ -79,12 +100,38 @@ def _markdown_budget(value: str) -> str:
     return value
 
 
-Markdown = Annotated[str, StringConstraints(max_length=20_000), AfterValidator(_markdown_budget)]
+_LINKED = re.compile(r"""(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+_SAFE_LINK = re.compile(r"^(?:https?://[^\s/$.?#][^\s]*|#[\w\-.:]*)$", re.IGNORECASE)
+
+
+def markdown_links(value: str) -> list[str]:
+    """Every href and src of `value` rendered as markdown (raw HTML included)."""
+    if "](" not in value and "]:" not in value and "<" not in value and "][" not in value:
+        return []
+    import html
+
+    import markdown as md
+
+    rendered = md.markdown(value, extensions=["tables"], output_format="html")
+    return [html.unescape(next(g for g in m.groups() if g is not None)) for m in _LINKED.finditer(rendered)]
+
+
+def _markdown_links_stay(value: str) -> str:
+    for link in markdown_links(value):
+        if not _SAFE_LINK.match(link.strip()):
+            raise ValueError(f"link {link[:80]!r} does not lead to an http(s) page — links in text are "
+                             "absolute https:// URLs (or #anchors of the same page)")
+    return value
+
+
+Markdown = Annotated[str, StringConstraints(max_length=20_000), AfterValidator(_markdown_budget),
+                     AfterValidator(_markdown_links_stay)]
 Version = Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=r"^[\w.+\-]+$")]
 
 
 class Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    # strict: nothing by guessing — `'16'` is not a number and `'yes'` is not a boolean
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, strict=True)
 
 
 class VersionedRecord(Record):
@@ -218,7 +265,7 @@ class Semantics(Record):
 class Workload(Record):
     """One exact parameter set. Axis sizes sit beside `id` and `dtype` (flat in YAML)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True, str_strip_whitespace=True)
+    model_config = ConfigDict(extra="allow", frozen=True, str_strip_whitespace=True, strict=True)
 
     id: Slug
     dtype: DType
@@ -261,7 +308,8 @@ class Family(VersionedRecord):
         seen: dict[str, int] = {}
         for i, w in enumerate(self.workloads):
             if w.id in seen:
-                raise ValueError(f"duplicate workload id {w.id!r} (items {seen[w.id]} and {i}) — give each workload its own id")
+                raise ValueError(f"[at workloads.{i}] duplicate workload id {w.id!r} (items {seen[w.id]} and {i}) "
+                                 "— give each workload its own id")
             seen[w.id] = i
             sizes = w.sizes
             for name, axis in axes.items():
@@ -303,7 +351,7 @@ class Implementation(VersionedRecord):
         default=None, description="the command that installs it; null when there is none"
     )
     version: Version | None = None
-    released: dt.date | None = Field(default=None, description="release date of `version`")
+    released: PastDate | None = Field(default=None, description="release date of `version`")
     numerics: Markdown | None = Field(default=None, description="numerics convention it follows")
     families: list[Slug] = Field(
         default_factory=list,
@@ -338,7 +386,7 @@ class Source(Record):
     url: HttpUrl
     license: ShortText
     citation: Annotated[str, StringConstraints(max_length=1000)] | None = None
-    retrieved: dt.date | None = None
+    retrieved: PastDate | None = None
 
 
 class Protocol(Record):
@@ -429,7 +477,7 @@ class Run(VersionedRecord):
     family: Slug
     hardware: Slug
     trust: Literal["reported", "measured"]
-    observed: dt.datetime | dt.date
+    observed: Annotated[dt.datetime, Strict(False)] | Annotated[dt.date, Strict(False)]
     protocol: Protocol
     source: Source | None = None
     environment: Environment | None = None

@@ -24,7 +24,7 @@ from pydantic import Field, StringConstraints, field_validator, model_validator
 from ..errors import Problem, RecordErrors
 from .load import Catalog, _shown, _validate
 from .schema import DType, HttpUrl, Protocol, Record, ShortText, Slug, VersionedRecord, WorkloadKind
-from .yamlio import MAX_BYTES, Document, YamlProblem, parse
+from .yamlio import MAX_BYTES, Document, YamlProblem, decode, parse
 
 Name = Annotated[str, StringConstraints(min_length=1, max_length=120, pattern=r"^[^\s*]([^*]*[^\s*])?$")]
 Reason = Annotated[str, StringConstraints(min_length=1, max_length=500)]
@@ -180,7 +180,7 @@ def _read(path: Path, root: Path, problems: list) -> tuple[Document | None, str]
             data = handle.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:
             raise YamlProblem(1, f"file is larger than {MAX_BYTES // 1000} kB", "split it")
-        return parse(data.decode("utf-8-sig")), shown
+        return parse(decode(data)), shown
     except FileNotFoundError:
         problems.append(Problem(shown, 1, "file not found", "give the path of a mapping file"))
     except OSError as exc:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import re
-
 import yaml
 
 MAX_BYTES = 1_000_000
@@ -29,6 +27,8 @@ class YamlProblem(Exception):
 class Document:
     data: object
     lines: dict[tuple, int] = field(default_factory=dict)
+    #: (line, message, fix) of what was cleaned on reading: control characters of captured output
+    warnings: list[tuple[int, str, str]] = field(default_factory=list)
 
     def line_of(self, loc: tuple) -> int:
         """The line of the deepest known prefix of `loc` (1 for the document itself)."""
@@ -44,9 +44,14 @@ class _Loader(yaml.SafeLoader):
     """SafeLoader that refuses anchors and aliases as it composes."""
 
     nodes = 0
+    depth = 0
 
     def compose_node(self, parent, index):
         event = self.peek_event()
+        is_key = isinstance(parent, yaml.MappingNode) and index is None  # _walk checks values only
+        if self.depth > MAX_DEPTH and not is_key:  # the node's depth: the same limit as _walk's (the fast path)
+            raise YamlProblem(event.start_mark.line + 1, "the document is nested too deeply",
+                              f"records nest at most {MAX_DEPTH} levels")
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise YamlProblem(event.start_mark.line + 1,
                               "YAML anchors and aliases are not allowed in records",
@@ -55,13 +60,80 @@ class _Loader(yaml.SafeLoader):
         if self.nodes > MAX_NODES:  # composing is slow: a megabyte of tiny values takes many seconds
             raise YamlProblem(event.start_mark.line + 1, f"more than {MAX_NODES:,} values in one file",
                               "split the results into several run files")
-        return super().compose_node(parent, index)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
-# YAML 1.1 (PyYAML) reads `1e-6` as text: a float needs a dot there. YAML 1.2 and every other
-# reader take it as a number, and so do records: `1e-6`, `1E6`, `+2.5e-3` are floats.
-_EXPONENT_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
-_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT, list("-+0123456789"))
+# Scalars are read with their YAML 1.2 (core schema) meaning, in both paths: `yes`, `no`, `on`,
+# `off`, `y`, `n` are text (YAML 1.1 made them booleans); `010` is ten and `1:20` is text (1.1 read
+# octal and base 60); `1_000` is text; `1e-6` is a float (1.1 needs a dot there).
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL_12 = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_INT_12 = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT_12 = re.compile(r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+                       r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+#: The largest whole number a record may hold (JSON and JavaScript count exactly up to 2**53).
+MAX_INT = 2**53
+
+
+def _yaml12(cls) -> None:
+    """Replace PyYAML's YAML 1.1 resolvers and constructors of bool, int and float on `cls`."""
+    cls.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in pairs if tag not in (_BOOL, _INT, _FLOAT)]
+        for first, pairs in cls.yaml_implicit_resolvers.items()}
+    cls.add_implicit_resolver(_BOOL, _BOOL_12, list("tTfF"))
+    cls.add_implicit_resolver(_INT, _INT_12, list("-+0123456789"))
+    cls.add_implicit_resolver(_FLOAT, _FLOAT_12, list("-+.0123456789"))
+    cls.add_constructor(_BOOL, lambda loader, node: loader.construct_scalar(node).lower() == "true")
+    cls.add_constructor(_INT, _construct_int)
+
+
+def _construct_int(loader, node) -> int:
+    text = loader.construct_scalar(node)
+    if len(text) > 40:  # never hand the parser a 10,000-digit number
+        raise _TooLarge(text)
+    value = int(text[2:], 8 if text[1] == "o" else 16) if text.startswith(("0o", "0x")) else int(text, 10)
+    if abs(value) > MAX_INT:
+        raise _TooLarge(text)
+    return value
+
+
+class _TooLarge(ValueError):
+    pass
+
+
+_yaml12(_Loader)
+
+#: Fields that hold captured process output (a worker's error text): their control characters
+#: (terminal colour codes) are stripped with a warning instead of refused.
+CAPTURED_FIELDS = frozenset({"error"})
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+
+#: Characters refused in every text value: control characters other than newline and tab
+#: (C0, DEL, C1) and the Unicode line and paragraph separators.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 text of a file; a YamlProblem on the line of the first invalid byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise YamlProblem(data.count(b"\n", 0, exc.start) + 1, "file is not UTF-8 text",
+                          "save it as UTF-8") from None
+
+
+#: Names Windows cannot hold as a file, whatever the case or extension (CON.yaml, nul.txt).
+WINDOWS_RESERVED = re.compile(r"^(?:con|prn|aux|nul|com[1-9]|lpt[1-9])(?:\..*)?$", re.IGNORECASE)
+
+
+def windows_reserved(name: str) -> bool:
+    return bool(WINDOWS_RESERVED.match(name))
 
 
 def parse(text: str) -> Document:
@@ -130,9 +202,9 @@ def _fast(text: str) -> Document | None:
 
 if hasattr(yaml, "CSafeLoader"):
     class CLoader(yaml.CSafeLoader):
-        """libyaml's loader with the checked path's scalar rules (exponent floats)."""
+        """libyaml's loader with the checked path's scalar rules (YAML 1.2 scalars)."""
 
-    CLoader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT, list("-+0123456789"))
+    _yaml12(CLoader)
 else:
     CLoader = None
 
@@ -165,6 +237,10 @@ def _walk(node, path: tuple, doc: Document, loader, depth: int, counter: list | 
             if not isinstance(key_node, yaml.ScalarNode):
                 raise YamlProblem(key_node.start_mark.line + 1, "a mapping key must be plain text",
                                   "use a simple name as the key")
+            if CONTROL.search(key_node.value):
+                raise YamlProblem(key_node.start_mark.line + 1, "a key contains the control character "
+                                  f"U+{ord(CONTROL.search(key_node.value).group()):04X}",
+                                  "remove it: keys are plain names")
             key = loader.construct_object(key_node)
             if not isinstance(key, (str, int)):
                 key = str(key)
@@ -176,8 +252,20 @@ def _walk(node, path: tuple, doc: Document, loader, depth: int, counter: list | 
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_walk(item, path + (i,), doc, loader, depth + 1, counter) for i, item in enumerate(node.value)]
+    if CONTROL.search(node.value) and path and path[-1] in CAPTURED_FIELDS and node.tag.endswith(":str"):
+        value = CONTROL.sub("", _ANSI.sub("", loader.construct_object(node)))
+        doc.warnings.append((line, f"control characters removed from `{path[-1]}` (captured output)",
+                             "nothing to do; write the text without terminal colour codes"))
+        return value
+    if CONTROL.search(node.value):
+        char = CONTROL.search(node.value).group()
+        raise YamlProblem(line, f"text contains the control character U+{ord(char):04X}",
+                          "remove it: text fields hold printable characters, newlines and tabs only")
     try:
         return loader.construct_object(node)
+    except _TooLarge as exc:
+        raise YamlProblem(line, f"the number {str(exc)[:20]}… is too large",
+                          f"whole numbers in records are at most 2**53 ({MAX_INT:,})") from None
     except yaml.constructor.ConstructorError as exc:
         raise YamlProblem(line, f"unsupported YAML value: {exc.problem}",
                           "use plain strings, numbers, booleans, dates, lists and mappings") from None

@@ -49,6 +49,19 @@ def _axis_label(value: int) -> str:
     return f"{value // 1024}k" if value >= 8192 and value % 1024 == 0 else str(value)
 
 
+#: Most labelled ticks on a chart's x axis. Each is one case of the label expression, which Vega
+#: parses recursively: 2,000 cases overflow its stack. Beyond this, ticks are spread evenly.
+MAX_TICKS = 24
+
+
+def axis_ticks(xs: list[int]) -> list[int]:
+    """The sizes that get a labelled tick: all of them, or MAX_TICKS spread over them (first and last kept)."""
+    if len(xs) <= MAX_TICKS:
+        return list(xs)
+    step = (len(xs) - 1) / (MAX_TICKS - 1)
+    return sorted({xs[round(i * step)] for i in range(MAX_TICKS)})
+
+
 def _label_expr(xs: list[int]) -> str:
     cases = " : ".join(f"datum.value == {x} ? '{_axis_label(x)}'" for x in xs)
     return f"{cases} : ''"
@@ -121,7 +134,7 @@ def altair_scaling_spec(data: list[dict], xs: list[int], axis: str) -> dict:
         .encode(
             x=alt.X("x:Q", title=f"{axis} →", scale=alt.Scale(type="log", base=2, nice=False,
                                                                domain=[xs[0], xs[-1]]),
-                    axis=alt.Axis(values=xs, labelExpr=_label_expr(xs), grid=True)),
+                    axis=alt.Axis(values=axis_ticks(xs), labelExpr=_label_expr(axis_ticks(xs)), grid=True)),
             y=alt.Y("us:Q", title="median latency (µs, log scale)", scale=alt.Scale(type="log")),
             color=alt.Color("impl:N", title="implementation", legend=alt.Legend(orient="bottom", columns=3)),
             strokeDash=alt.StrokeDash("impl:N", legend=None),

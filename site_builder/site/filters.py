@@ -3,6 +3,8 @@ bytes, and sanitised markdown. Plain functions; the Jinja environment registers 
 
 from __future__ import annotations
 
+import re
+
 import markdown as md
 import nh3
 from markupsafe import Markup
@@ -17,8 +19,20 @@ def markdown_html(text: str | None) -> Markup:
         return Markup("")
     html = md.markdown(text, extensions=["tables"], output_format="html")
     clean = nh3.clean(html, tags=ALLOWED_TAGS, attributes={"a": {"href", "title"}},
-                      url_schemes={"http", "https"}, link_rel="noopener noreferrer nofollow")
+                      url_schemes={"http", "https"}, link_rel="noopener noreferrer nofollow",
+                      attribute_filter=_only_safe_links)
     return Markup(clean)
+
+
+_SAFE_HREF = re.compile(r"^(?:https?://|#)", re.IGNORECASE)
+
+
+def _only_safe_links(tag: str, attribute: str, value: str):
+    """Relative and root-absolute links would point outside the site: dropped (the loader
+    refuses them already; this holds for text that did not come through it)."""
+    if attribute == "href" and not _SAFE_HREF.match(value.strip()):
+        return None
+    return value
 
 
 def fmt_us(value: float | None) -> str:

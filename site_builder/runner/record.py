@@ -34,6 +34,9 @@ def write_validated(folder: Path, data: dict, moment: dt.datetime) -> Path:
     from ..errors import UserError
     from ..records.schema import Run
 
+    from ..cleantext import clean_data
+
+    data = clean_data(data)  # captured process output: no escape sequences or control characters
     text = dump(data)
     try:
         Run.model_validate(data)

@@ -8,8 +8,10 @@ import hashlib
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from . import urls
+from ..cleantext import clean
 from .filters import FILTERS
 
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -30,10 +32,19 @@ def environment() -> jinja2.Environment:
         autoescape=jinja2.select_autoescape(["html", "xml"], default=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        finalize=_clean,
     )
     env.filters.update(FILTERS)
     env.globals["url"] = urls
     return env
+
+
+def _clean(value):
+    """Every value a template prints: control characters and terminal escapes removed (text
+    captured from a process may carry colour codes), its type (Markup or str) kept."""
+    if isinstance(value, str):
+        return type(value)(clean(value)) if isinstance(value, Markup) else clean(value)
+    return value
 
 
 def render(env: jinja2.Environment, template: str, path: str, **context) -> bytes:

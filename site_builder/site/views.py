@@ -119,6 +119,10 @@ def cohort_view(cohort: Cohort) -> dict:
         "protocol": key.protocol, "protocol_version": e0.run.protocol.version,
         "clock": e0.run.protocol.clock, "statistic": e0.run.protocol.statistic,
         "trust": min((e.run.trust for e in group), key=lambda t: t != "measured"),
+        # the record (methodology, "the record"): the top of this leaderboard, the same figure on
+        # the history page, the index and the feed
+        "record_us": first.time_us if first else None,
+        "record_implementation": first.implementation.id if first else None,
         "rows": [dict(entry_view(e, first, baseline), rank=i + 1) for i, e in enumerate(rows)],
         # the current results that do not rank; superseded ones are counted, their series is history
         "unranked": [entry_view(e, first, baseline) for e in cohort.unranked if e.superseded_by is None],

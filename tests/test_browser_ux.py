@@ -1,0 +1,91 @@
+"""What a reader sees after following a link, in Chromium at 1280 and 390 px: the number, its
+workload, GPU and trust in the viewport and highlighted; a <details> named in the URL open; a
+phone leaderboard as one card per result. Screenshots go to test-artifacts/."""
+
+from __future__ import annotations
+
+import pytest
+
+from browser_fixtures import (DESKTOP, PHONE, artifacts, browser, large_site, new_page,  # noqa: F401
+                              served_site)
+
+FAMILY = "families/fused-add-rmsnorm.html"
+VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
+
+IN_VIEW = """el => { const r = el.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.top >= 0 && r.left >= 0
+         && r.bottom <= innerHeight && r.right <= innerWidth; }"""
+
+
+def _open(page, url):
+    page.goto(url, wait_until="load")
+    page.wait_for_timeout(150)
+
+
+@pytest.mark.parametrize("where", VIEWPORTS)
+def test_a_leaderboard_number_lands_in_view_with_its_context(large_site, new_page, artifacts, where):
+    _, base = large_site
+    page, watch = new_page(viewport=VIEWPORTS[where])
+    _open(page, base + FAMILY)
+    link = page.locator("details.workload[open] table.lb tbody tr").first.locator("td.c-lat a")
+    number = link.inner_text()
+    impl = page.locator("details.workload[open] table.lb tbody tr").first.locator("td.c-impl a").first.inner_text()
+    gpu = page.locator("details.workload[open] h3").first.inner_text().split(" · ")[0]
+    link.click()
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(150)
+    target = page.locator(":target")
+    assert target.count() == 1 and target.evaluate("el => el.tagName") == "TR"
+    latency = target.locator("td").nth(1)
+    assert latency.inner_text().split("\n")[0] == number  # the same number, in the first columns
+    for cell in (target.locator("td").first, latency, target.locator(".ctx")):
+        assert cell.evaluate(IN_VIEW), f"{cell} is not in the viewport at {where}"
+    context = target.locator(".ctx").inner_text()
+    assert gpu in context and ("Measured here" in context or "Reported" in context)
+    assert impl in target.locator("td").first.inner_text()
+    colour = latency.evaluate("el => getComputedStyle(el).backgroundColor")
+    assert colour not in ("rgba(0, 0, 0, 0)", "transparent")  # highlighted as the target
+    page.screenshot(path=str(artifacts / f"run-followed-link-{where}.png"))
+    assert not watch.problems
+
+
+@pytest.mark.parametrize("where", VIEWPORTS)
+def test_a_details_named_in_the_url_opens_in_view(large_site, new_page, where):
+    _, base = large_site
+    page, watch = new_page(viewport=VIEWPORTS[where])
+    _open(page, base + FAMILY)
+    closed = page.locator("details.workload:not([open])").first
+    wid = closed.get_attribute("id")
+    inner = closed.locator("h3").first.get_attribute("id")
+    for anchor in (wid, inner):  # the <details> itself, and an element inside a closed one
+        _open(page, base + FAMILY + "#" + anchor)
+        assert page.locator(f"#{wid}").evaluate("d => d.open"), anchor
+        shown = page.locator(f"#{anchor}")
+        assert shown.evaluate(IN_VIEW) or shown.locator("summary").evaluate(IN_VIEW), anchor
+        page.goto("about:blank")
+    assert not watch.problems
+
+
+def test_phone_leaderboard_is_one_card_per_result(large_site, new_page, artifacts):
+    _, base = large_site
+    page, watch = new_page(viewport=PHONE)
+    _open(page, base + FAMILY)
+    board = page.locator("details.workload[open] table.lb").first
+    board.scroll_into_view_if_needed()
+    rows = board.locator("tbody tr")
+    assert rows.count() >= 2
+    for i in range(min(rows.count(), 6)):
+        card = rows.nth(i).bounding_box()
+        assert card["x"] >= 0 and card["x"] + card["width"] <= PHONE["width"]
+        for cls in ("c-rank", "c-impl", "c-lat", "c-trust"):  # together, on the card, on screen
+            box = rows.nth(i).locator(f"td.{cls}").bounding_box()
+            assert box["x"] >= card["x"] - 1 and box["x"] + box["width"] <= card["x"] + card["width"] + 1, cls
+            assert box["y"] + box["height"] <= card["y"] + card["height"] + 1, cls
+        lat = rows.nth(i).locator("td.c-lat").bounding_box()
+        trust = rows.nth(i).locator("td.c-trust").bounding_box()
+        assert trust["y"] - lat["y"] < 80  # the trust sits right under the number
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        board.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / f"phone-leaderboard{'' if scheme == 'light' else '-dark'}.png"))
+    assert not watch.problems

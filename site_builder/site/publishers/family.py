@@ -45,7 +45,9 @@ def family_page(index: SiteIndex, family: Family) -> FamilyPage:
     headline = next(lb["cohorts"] for lb in leaderboards if lb["headline"])
     return FamilyPage(
         id=family.id, title=family.title, tag=family.tag, summary=family.summary,
-        eligible_runs=sum(e.eligible for e in mine),
+        eligible_results=sum(e.eligible for e in mine),
+        eligible_runs=len({e.lr.path for e in mine if e.eligible}),
+        runs_total=len({e.lr.path for e in mine}),
         results_total=len(mine),
         headline_workload=workloads[family.headline],
         fastest=_fastest_usable(headline),
@@ -138,10 +140,26 @@ def _implementations(catalog, family, mine, headline) -> list[dict]:
             "best_us": row["time_us"] if row else None, "ratio_to_first": row["ratio_to_first"] if row else None,
             "run_url": row["run_url"] if row else None,
             "evidence": [TRUST_LABEL[t] for t in trusts] or ["No ranked result"],
-            "results": len(results), "failed": sum(e.result.status not in ("ok", "not-installed") for e in results),
+            "results": len(results), **_outcomes(results),
         })
     out.sort(key=lambda r: (r["best_us"] is None, r["best_us"] or 0, r["id"]))
     return out
+
+
+FAILED = ("failed", "crashed", "timeout")
+
+
+def _outcomes(results) -> dict:
+    """What did not give a time, told apart: failed (failed, crashed, timed out, or a failed
+    correctness check), unsupported (the implementation refuses the workload), not installed;
+    each as results and as the runs they came from (current results only: older ones are history)."""
+    current = [e for e in results if e.superseded_by is None]
+    failed = [e for e in current if e.result.status in FAILED
+              or (e.result.correctness is not None and not e.result.correctness.passed)]
+    unsupported = [e for e in current if e.result.status == "unsupported"]
+    missing = [e for e in current if e.result.status == "not-installed"]
+    return {"failed": len(failed), "failed_runs": len({e.lr.path for e in failed}),
+            "unsupported": len(unsupported), "not_installed": len(missing)}
 
 
 def _semantics(family: Family) -> dict:

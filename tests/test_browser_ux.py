@@ -89,3 +89,40 @@ def test_phone_leaderboard_is_one_card_per_result(large_site, new_page, artifact
         board.scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / f"phone-leaderboard{'' if scheme == 'light' else '-dark'}.png"))
     assert not watch.problems
+
+
+@pytest.mark.parametrize("where", VIEWPORTS)
+def test_the_relative_chart_opens_from_its_link_with_every_size_labelled(large_site, new_page, artifacts, where):
+    site, base = large_site
+    page, watch = new_page(viewport=VIEWPORTS[where])
+    _open(page, base + FAMILY + "#relative-1")
+    assert page.locator("#relative-1").evaluate("d => d.open")
+    svg = page.locator("#relative-1 .chart svg")
+    assert svg.count() == 1 and svg.evaluate("el => el.getBoundingClientRect().height > 100")
+    spec = page.locator("#rspec-1").evaluate("el => JSON.parse(el.textContent)")
+    xs = spec["encoding"]["x"]["axis"]["values"]
+    labels = set(svg.evaluate("el => [...el.querySelectorAll('text')].map(t => t.textContent)"))
+    for x in xs:  # every size on the axis has its label drawn
+        assert (f"{x // 1024}k" if x >= 8192 and x % 1024 == 0 else str(x)) in labels, x
+    rels = [d["rel"] for d in spec["data"]["values"]]
+    assert min(rels) == 1.0  # relative to the fastest at each size
+    colours = spec["encoding"]["color"]["scale"]["range"]
+    assert len(set(colours)) == len(colours)  # no colour repeats among the lines drawn
+    page.locator("#relative-1").screenshot(path=str(artifacts / f"relative-chart-{where}.png"))
+    assert not watch.problems
+
+
+def test_the_palette_stays_distinct_for_twelve_and_a_baseline():
+    from site_builder.site.charts import styles
+
+    names = [f"impl {i:02d}" for i in range(12)] + ["base"]
+    look = styles(names, "base")
+    assert look["domain"][-1] == "base" and len(set(look["colours"])) == 13
+    assert len({str(d) for d in look["dashes"]}) == 13 and len(set(look["shapes"])) == 13
+
+    def grey(hex_):  # relative luminance, as a greyscale print shows it
+        r, g, b = (int(hex_[i:i + 2], 16) / 255 for i in (1, 3, 5))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    # dashes and shapes tell lines apart in grey; colours alone span a wide range of lightness
+    greys = sorted(grey(c) for c in look["colours"])
+    assert greys[-1] - greys[0] > 0.3

@@ -23,7 +23,7 @@ def publish(index: SiteIndex, site: SiteContext):
     for fid, family in sorted(index.catalog.families.items()):
         model = family_page(index, family)
         yield Page(urls.family(fid), "family.html", {"f": model},
-                   tuple(c["chart"] for c in model.charts))
+                   tuple(c[k] for c in model.charts for k in ("chart", "relative")))
         yield Data(urls.family_json(fid), to_json(model))
         yield Data(urls.family_csv(fid), family_csv(model))
 

@@ -126,3 +126,48 @@ def test_the_palette_stays_distinct_for_twelve_and_a_baseline():
     # dashes and shapes tell lines apart in grey; colours alone span a wide range of lightness
     greys = sorted(grey(c) for c in look["colours"])
     assert greys[-1] - greys[0] > 0.3
+
+
+def _nearest(rows, want, axes):
+    from site_builder.site.publishers.finder import distance
+
+    return sorted({(round(distance(want, r["sizes"], axes), 6), r["label"]) for r in rows})
+
+
+@pytest.mark.parametrize("where", VIEWPORTS)
+def test_the_shape_finder_answers_from_the_url_and_without_javascript(served_site, new_page, artifacts, where):
+    import json
+
+    site, base = served_site
+    page, watch = new_page(viewport=VIEWPORTS[where])
+    _open(page, base + "shape.html")
+    data = json.loads(page.locator("#finder-data").text_content())
+    fam = next(f for f in data if len(f["rows"]) >= 3)
+    dtype = fam["rows"][0]["dtype"]
+    rows = [r for r in fam["rows"] if r["dtype"] == dtype]
+    want = {a: max(1, int(v * 1.3)) for a, v in rows[0]["sizes"].items()}  # a shape nobody measured
+    query = "&".join([f"family={fam['id']}", f"dtype={dtype}", *(f"{a}={v}" for a, v in want.items()), "k=3"])
+    _open(page, base + "shape.html?" + query)
+    table = page.locator("#finder-table")
+    assert table.count() == 1
+    shown = page.locator("#finder-table tbody tr td:first-child").all_inner_texts()
+    expect = [label for _, label in _nearest(rows, want, fam["axes"])][:3]
+    assert list(dict.fromkeys(shown)) == expect  # the three nearest, nearest first
+    assert page.locator("#finder-verdicts li").count() >= 1
+    assert {li.get_attribute("data-holds") for li in page.locator("#finder-verdicts li").all()} <= {"yes", "no"}
+    # the form shows the state it was given; submitting keeps the state in the URL
+    assert page.locator(f"input[name='axis-{fam['axes'][0]}']").input_value() == str(want[fam["axes"][0]])
+    page.locator("#finder button[type=submit]").click()
+    page.wait_for_timeout(100)
+    assert f"family={fam['id']}" in page.url and "k=3" in page.url
+    page.locator("#finder-h").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / f"shape-finder-{where}.png"))
+    assert not watch.problems
+    # without JavaScript: the per-shape winners are a table for every family, and the CSV exists
+    page, _ = new_page(viewport=VIEWPORTS[where], java_script_enabled=False)
+    _open(page, base + "shape.html")
+    assert page.locator("#finder").is_hidden()
+    table = page.locator(f"#winners-{fam['id']} table.winners tbody tr")
+    assert table.count() == len(fam["rows"])
+    csv_link = page.locator(f"#winners-{fam['id']} a[href$='.csv']").first.get_attribute("href")
+    assert (site / csv_link).is_file()

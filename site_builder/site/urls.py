@@ -106,3 +106,11 @@ def schema(name: str) -> str:
 
 def asset(name: str) -> str:
     return f"assets/{name}"
+
+
+SHAPE_FINDER = "shape.html"
+
+
+def winner_map_csv(fid: str, hid: str) -> str:
+    """The per-shape winners of a family on one GPU, as CSV (the "winner map")."""
+    return f"families/{fid}-winners-{hid}.csv"

@@ -100,6 +100,8 @@ def floor_view(cohort: Cohort) -> dict:
         "peak_tflops": datasheet.peak_tflops, "bound": datasheet.bound,
         "measured_us": measured.us if measured else None,
         "measured_bandwidth_gbps": cohort.copy_bandwidth_gbps,
+        "launch_us": measured.launch_us if measured else None,  # per-launch term, measured in the run
+        "measured_bound": measured.bound if measured else None,
         "record_us": best.time_us if best else None,
         "above_datasheet": (best.time_us / datasheet.us) if best else None,
         "above_measured": (best.time_us / measured.us) if (best and measured) else None,

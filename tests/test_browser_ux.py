@@ -171,3 +171,29 @@ def test_the_shape_finder_answers_from_the_url_and_without_javascript(served_sit
     assert table.count() == len(fam["rows"])
     csv_link = page.locator(f"#winners-{fam['id']} a[href$='.csv']").first.get_attribute("href")
     assert (site / csv_link).is_file()
+
+
+def test_the_404_page_is_styled_and_its_links_work_at_any_depth(served_site, new_page):
+    from site_builder.site import urls
+
+    site, base = served_site
+    assert urls.SITE_BASE == "/kernel-records/"  # the browser fixtures serve the site there too
+    html = (site / "404.html").read_text(encoding="utf-8")
+    page, watch = new_page()
+    deep = base + "no/such/deep/page.html"
+    # the host answers a missing address at any depth with the 404 page, as GitHub Pages does
+    page.route(deep, lambda route: route.fulfill(status=404, body=html, content_type="text/html"))
+    page.goto(deep, wait_until="load")
+    assert page.inner_text("h1") == "Page not found"
+    look = "el => { const s = getComputedStyle(el); return [s.fontFamily, s.padding, s.borderBottom, s.maxWidth]; }"
+    styled = page.locator("header.site").evaluate(look), page.locator("main").evaluate(look)
+    for link in page.locator("main a, header a").all()[:6]:
+        href = link.get_attribute("href")
+        assert href.startswith(urls.SITE_BASE), href
+    page.locator("#home").click()
+    page.wait_for_load_state("load")
+    assert page.url == base + "index.html" and page.inner_text("h1")
+    # the site's own stylesheet: header and main look as on every other page
+    assert (page.locator("header.site").evaluate(look), page.locator("main").evaluate(look)) == styled
+    page.unroute(deep)
+    assert [p for p in watch.problems if "404" not in p] == []  # only the deep address itself is a 404

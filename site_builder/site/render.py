@@ -48,14 +48,15 @@ def _clean(value):
 
 
 def render(env: jinja2.Environment, template: str, path: str, **context) -> bytes:
-    html = env.get_template(template).render(root=urls.relative_root(path), page_path=path, **context)
+    root = urls.SITE_BASE if path == urls.NOT_FOUND else urls.relative_root(path)
+    html = env.get_template(template).render(root=root, page_path=path, **context)
     return html.encode("utf-8")
 
 
 def templates_digest() -> str:
     """A hash of every template (not the assets): a page rendered with other templates is stale."""
     digest = hashlib.sha256()
-    for path in sorted(TEMPLATES.glob("*")):
+    for path in [*sorted(TEMPLATES.glob("*")), ASSETS / "style.css"]:  # 404.html inlines style.css
         if path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()

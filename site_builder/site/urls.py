@@ -13,6 +13,9 @@ METHODOLOGY = "methodology.html"
 NOT_FOUND = "404.html"
 FEED = "feed.xml"
 SEARCH_JS = "assets/search-index.js"
+# Where the site is served from (GitHub Pages serves a project site under /<repository>/). Every
+# page links relatively; only the 404 page, which the server returns at any depth, links from here.
+SITE_BASE = "/kernel-records/"
 SEARCH_JSON = "search-index.json"
 MARKER = ".kernel-records-site"
 NOJEKYLL = ".nojekyll"

@@ -10,6 +10,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+
+from site_builder.site import urls
 from bs4 import BeautifulSoup
 
 from site_builder.build import build
@@ -168,8 +170,13 @@ def test_every_internal_link_resolves(site_fixture, request):
         parts = urlsplit(ref)
         if parts.scheme in ("http", "https") or (ref == "data:," and "icon" in (tag.get("rel") or [])):
             continue
-        assert not parts.scheme and not ref.startswith("/"), f"{page}: absolute link {ref}"
-        target = (page.parent / parts.path).resolve() if parts.path else page
+        if page == site / urls.NOT_FOUND and not ref.startswith("#"):  # served at any depth: its links start at the site's base
+            assert ref.startswith(urls.SITE_BASE), f"404.html: link {ref} not from {urls.SITE_BASE}"
+            parts = urlsplit(ref[len(urls.SITE_BASE):])
+            target = (site / parts.path).resolve()
+        else:
+            assert not parts.scheme and not ref.startswith("/"), f"{page}: absolute link {ref}"
+            target = (page.parent / parts.path).resolve() if parts.path else page
         assert target.is_file(), f"{page.relative_to(site)}: broken link {ref}"
         assert site.resolve() in target.parents
         if parts.fragment and target.suffix == ".html":

@@ -100,8 +100,12 @@ def _by_language(headline: list[dict]) -> list[dict]:
 
 
 def _matrix(catalog, leaderboards: list[dict]) -> dict:
-    """Per workload and GPU, the best result of the first cohort (in priority order) that ranks any."""
-    hardware_ids = sorted(catalog.hardware)
+    """Per workload and GPU, the best result of the first cohort (in priority order) that ranks any.
+    A GPU with no eligible result for any workload of the family gets no column: it is named in
+    `empty_hardware` (the page says so in a note)."""
+    hardware_ids = sorted(h for h in catalog.hardware
+                          if any(c["hardware"] == h and c["rows"] for lb in leaderboards for c in lb["cohorts"]))
+    empty = sorted(catalog.hardware[h].name for h in catalog.hardware if h not in hardware_ids)
     rows = []
     for lb in leaderboards:
         cells = []
@@ -117,7 +121,7 @@ def _matrix(catalog, leaderboards: list[dict]) -> dict:
                           "protocol": c["protocol"]})
         rows.append({"workload": lb["workload"], "cells": cells})
     return {"hardware": [{"id": h, "name": catalog.hardware[h].name} for h in hardware_ids],
-            "rows": rows, "missing": sum(c["missing"] for r in rows for c in r["cells"])}
+            "rows": rows, "missing": sum(c["missing"] for r in rows for c in r["cells"]), "empty_hardware": empty}
 
 
 def _implementations(catalog, family, mine, headline) -> list[dict]:

@@ -10,6 +10,7 @@ Extra arguments go to the underlying command (`kernel-records build ...` or `pyt
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -34,6 +35,20 @@ def ensure_venv(extras: str, more: list[str]) -> None:
     sh(*pip, "-e", f".{extras}", *more)
 
 
+VNU = ROOT / "tests" / "vnu"
+
+
+def ensure_vnu() -> None:
+    """The W3C Nu HTML checker (vnu-jar, pinned in tests/vnu/package.json) for the HTML test; the
+    jar runs on the machine's java, so the package's Java-downloading install script is skipped."""
+    if (VNU / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar").is_file():
+        return
+    if shutil.which("npm") is None:
+        print("npm is missing: tests/test_html_valid.py will fail (install Node.js and npm)", flush=True)
+        return
+    sh("npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix", str(VNU))
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("build", "test"):
         print(__doc__)
@@ -45,6 +60,7 @@ def main(argv: list[str]) -> int:
             sh(str(BIN / "kernel-records"), "build", *rest)
         else:
             ensure_venv("[test]", KERNEL_PINS)
+            ensure_vnu()
             sh(str(BIN / "python"), "-m", "pytest", *rest)
     except subprocess.CalledProcessError as exc:
         return exc.returncode or 1

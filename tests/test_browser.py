@@ -52,7 +52,7 @@ def test_404_page_stands_alone_at_any_depth(served_site, new_page):
     site, base = served_site
     page, watch = new_page()
     html = (site / "404.html").read_text(encoding="utf-8")
-    assert "stylesheet" not in html and "<script" not in html  # served at any depth: nothing relative to load
+    assert "rel=\"stylesheet\"" not in html and "<script" not in html  # served at any depth: nothing to load
     _visit(page, base + "404.html")
     assert "Page not found" in page.inner_text("h1") and not watch.problems
 

@@ -111,7 +111,9 @@ def test_matrix_notes_unmeasured_hardware(seed):
     headline = next(r for r in page.matrix["rows"] if r["workload"]["id"] == "r2048-h1024-fp32")
     cells = {c["hardware"]: c for c in headline["cells"]}
     assert cells["h100-sxm"]["missing"] is False and cells["h100-sxm"]["name"] == "Liger fused"
-    assert {c["hardware"] for c in headline["cells"]} == set(catalog.hardware)
+    ranked = {e.hardware.id for e in entries if e.family.id == "fused-add-rmsnorm" and e.eligible}
+    assert {c["hardware"] for c in headline["cells"]} == ranked  # GPUs with no result at all: no column
+    assert page.matrix["empty_hardware"] == sorted(catalog.hardware[h].name for h in set(catalog.hardware) - ranked)
 
 
 def test_measured_cohort_ranks_the_newest_run_by_device_time(full):

@@ -4,6 +4,8 @@ history and family JSON bounded. Every tree here is written by the test."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import json
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from site_builder.bench_build import write_tree
 from site_builder.build import build
 from site_builder.derive.index import derive
 from site_builder.records.load import load_catalog
+from site_builder.derive.history import beats
 from site_builder.site.publishers import family as family_pub
 from site_builder.site.publishers import history as history_pub
 
@@ -72,13 +75,29 @@ def test_history_records_are_the_index_series(forward):
         page = history_pub.history_page(index, series, rows)
         assert page.total == len(series.points) and page.shown == min(page.total, history_pub.WINDOW)
         assert [r["run_url"] for r in reversed(page.records)] == [history_pub.row(p)["run_url"] for p in series.records]
-        best = {}
-        for p in series.points:  # every record beats the best before it, of its protocol
-            if p.record_set:
-                proto = p.entry.run.protocol.id
-                assert proto not in best or p.entry.time_us < best[proto]
-                best[proto] = p.entry.time_us
-        assert [(proto, p.entry.time_us) for proto, p in series.current] == sorted(best.items())
+        # the record that stands is the top of the cohort's leaderboard (one definition everywhere)
+        fid, wid, hid = key
+        tops = sorted((c.key.protocol, c.first.time_us) for c in index.cohorts_of(fid, wid)
+                      if c.key.hardware == hid and c.first is not None)
+        assert [(proto, p.entry.time_us) for proto, p in series.current] == tops
+        for p in series.points:  # a new record beats the record before it by more than both spreads
+            if p.record_set and p.previous is not None:
+                assert beats(p.entry, p.previous)
+            if p.tied:
+                assert not p.record_set and not beats(p.entry, p.previous)
+
+
+def _entry(us, p20, p80, impl="a"):
+    stat = SimpleNamespace(median=us, p20=p20, p80=p80)
+    return SimpleNamespace(stat=stat, time_us=us, implementation=SimpleNamespace(id=impl))
+
+
+def test_a_new_record_must_beat_both_spreads():
+    old = _entry(100.0, 99.0, 101.0)  # spread 2
+    assert not beats(_entry(99.85, 99.0, 100.5), old)  # 0.15 % faster, within the spreads: tied
+    assert not beats(_entry(97.0, 93.0, 98.0), old)  # 3 faster, but its own spread is 5
+    assert beats(_entry(97.0, 96.5, 97.5), old)  # 3 faster than both spreads (2 and 1)
+    assert beats(_entry(99.0, None, None), _entry(100.0, None, None))  # no percentiles: spread 0
 
 
 def test_history_page_is_bounded_and_the_json_holds_every_result(tmp_path):

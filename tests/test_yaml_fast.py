@@ -40,3 +40,13 @@ def test_files_the_fast_path_refuses_get_the_checked_message(text):
     assert yamlio._fast(text) is None
     with pytest.raises(yamlio.YamlProblem):
         checked(text)
+
+
+def test_written_records_read_back_as_text():
+    """Hex hashes that YAML 1.2 would read as floats (`3416e21`) are quoted when records are written."""
+    from site_builder.records.yamlio import dump, parse
+    from site_builder.runner.record import dump as run_text
+
+    data = {"kernel_sha": "3416e21", "b": "1e-6", "c": "0x1f", "d": "yes", "e": "abc", "n": 3, "f": 1e-6}
+    assert parse(dump(data)).data == data
+    assert parse(run_text(data)).data == data

@@ -80,6 +80,7 @@ def build_entries(catalog: Catalog) -> list[Entry]:
         hardware = catalog.hardware[run.hardware]
         workloads = {w.id: w for w in family.workloads}
         copy_bw = run.environment.copy_bandwidth_gbps if run.environment else None
+        launch = run.environment.launch_floor_us if run.environment else None
         clock = "device_us" if run.protocol.clock == "device" else "e2e_us"
         for i, result in enumerate(run.results):
             workload = workloads[result.workload]
@@ -87,7 +88,7 @@ def build_entries(catalog: Catalog) -> list[Entry]:
                 lr=lr, index=i, result=result, family=family, workload=workload,
                 hardware=hardware, implementation=catalog.implementations[result.implementation],
                 floor=floor(family, workload, hardware),
-                measured_floor=floor(family, workload, hardware, copy_bw) if copy_bw else None,
+                measured_floor=floor(family, workload, hardware, copy_bw, launch) if copy_bw else None,
                 stat=getattr(result, clock),
             )
             entry.reasons.extend(_ineligible(entry))

@@ -3,7 +3,10 @@
 Memory term: every declared input read once and every declared output written once, in the
 workload's dtype, over a bandwidth (the datasheet's, or a copy bandwidth measured on the same
 machine). Arithmetic term, when a family declares one: flops over the datasheet peak rate.
-The floor is the larger of the two terms.
+Launch term, only where the run measured one (`launch_floor_us` on its environment: the device
+time of an empty kernel on the same GPU in the same run): no kernel finishes faster than one
+launch, so at decode sizes, where the memory term is a fraction of a microsecond, the floor is
+that launch. The floor is the largest of the terms; each is shown separately.
 """
 
 from __future__ import annotations
@@ -56,21 +59,26 @@ class Floor:
     flops: float | None
     peak_tflops: float | None
     compute_us: float | None
+    launch_us: float | None = None  # the per-launch term, measured in the run (None: not measured)
 
     @property
     def us(self) -> float:
-        return max(self.memory_us, self.compute_us or 0.0)
+        return max(self.memory_us, self.compute_us or 0.0, self.launch_us or 0.0)
 
     @property
     def bound(self) -> str:
+        if (self.launch_us or 0.0) > max(self.memory_us, self.compute_us or 0.0):
+            return "launch"
         return "compute" if (self.compute_us or 0.0) > self.memory_us else "bandwidth"
 
 
-def floor(family: Family, workload: Workload, hardware: Hardware, bandwidth_gbps: float | None = None) -> Floor:
-    """The floor on `hardware`; `bandwidth_gbps` replaces the datasheet bandwidth when given."""
+def floor(family: Family, workload: Workload, hardware: Hardware, bandwidth_gbps: float | None = None,
+          launch_us: float | None = None) -> Floor:
+    """The floor on `hardware`; `bandwidth_gbps` replaces the datasheet bandwidth when given;
+    `launch_us` (measured in the same run) adds the per-launch term."""
     bw = bandwidth_gbps or hardware.memory_bandwidth_gbps
     nbytes = bytes_moved(family, workload)
     nflops = flops(family, workload)
     peak = hardware.peak_tflops.get(family.arithmetic.peak) if family.arithmetic else None
     compute_us = nflops / (peak * 1e6) if (nflops and peak) else None
-    return Floor(nbytes, bw, nbytes / (bw * 1e3), nflops, peak, compute_us)
+    return Floor(nbytes, bw, nbytes / (bw * 1e3), nflops, peak, compute_us, launch_us)

@@ -28,6 +28,7 @@ class Cohort:
     entries: tuple[Entry, ...]  # eligible first, fastest first; then the rest, newest first
     ranked: tuple[Entry, ...]  # the eligible ones, in rank order
     copy_bandwidth_gbps: float | None  # measured in one of its ranked runs, else the GPU's newest
+    launch_floor_us: float | None = None  # an empty kernel's device time, measured in one of its ranked runs
 
     @property
     def first(self) -> Entry | None:
@@ -40,7 +41,7 @@ class Cohort:
     def measured_floor(self) -> Floor | None:
         e0 = self.entries[0]
         bw = self.copy_bandwidth_gbps
-        return floor(e0.family, e0.workload, e0.hardware, bw) if bw else None
+        return floor(e0.family, e0.workload, e0.hardware, bw, self.launch_floor_us) if bw else None
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,9 @@ def derive(catalog: Catalog, entries: list[Entry] | None = None) -> SiteIndex:
         rows = tuple(e for e in group if e.eligible)
         own_bw = next((e.run.environment.copy_bandwidth_gbps for e in rows
                        if e.run.environment and e.run.environment.copy_bandwidth_gbps), None)
-        cohort = Cohort(key, tuple(group), rows, own_bw or copy_bw.get(key.hardware))
+        launch = next((e.run.environment.launch_floor_us for e in rows
+                       if e.run.environment and e.run.environment.launch_floor_us), None)
+        cohort = Cohort(key, tuple(group), rows, own_bw or copy_bw.get(key.hardware), launch)
         ranked_cohorts[key] = cohort
         per_workload[(key.family, key.workload)].append(cohort)
     for items in per_workload.values():

@@ -39,6 +39,7 @@ from ..records.newfiles import write_new
 from ..records.schema import DTYPE_SHORT, Run
 from ..records.schemas import schema_line
 from ..records.yamlio import CONTROL, parse
+from ..records.yamlio import dump as yaml_dump
 from ..records.sources import Mapping, load_mapping, names_of, terms_of
 
 SOURCE_ID = "liger-kernel"
@@ -469,10 +470,10 @@ def _record_text(rel, key, today, results, info, lines, mapping: Mapping, commit
     }
     lines_out = [schema_line(rel),
                  "# Imported by `kernel-records import liger-csv`; from here on, edited by hand only.",
-                 yaml.safe_dump(head, sort_keys=False, allow_unicode=True, width=100).rstrip("\n"),
+                 yaml_dump(head, sort_keys=False, allow_unicode=True, width=100).rstrip("\n"),
                  "results:"]
     for r in results:
-        flow = yaml.safe_dump(r, default_flow_style=True, sort_keys=False, width=10_000, allow_unicode=True).strip()
+        flow = yaml_dump(r, default_flow_style=True, sort_keys=False, width=10_000, allow_unicode=True).strip()
         lines_out.append(f"  - {flow}")
     return "\n".join(lines_out) + "\n"
 

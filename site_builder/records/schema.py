@@ -414,6 +414,9 @@ class Environment(Record):
     copy_bandwidth_gbps: PositiveFloat | None = Field(
         default=None, description="large device-to-device copy, bytes read + written, this run"
     )
+    launch_floor_us: PositiveFloat | None = Field(
+        default=None, description="device time of one launch of an empty kernel, median, this run: the floor's per-launch term"
+    )
     timing_cpu: int | None = Field(
         default=None, ge=0, description="the CPU every timing loop was pinned to, where the run fixed one (--timing-cpu)"
     )

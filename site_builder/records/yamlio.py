@@ -271,3 +271,17 @@ def _walk(node, path: tuple, doc: Document, loader, depth: int, counter: list | 
                           "use plain strings, numbers, booleans, dates, lists and mappings") from None
     except ValueError as exc:  # e.g. an impossible date such as 2026-02-30
         raise YamlProblem(line, f"invalid value: {exc}", "write a valid value") from None
+
+
+class Dumper(yaml.SafeDumper):
+    """PyYAML's safe writer, quoting every text that either YAML 1.1 or the 1.2 reading above
+    would take for something else: a hex hash such as `3416e21` is written `'3416e21'`."""
+
+
+Dumper.add_implicit_resolver(_INT, _INT_12, list("-+0123456789"))
+Dumper.add_implicit_resolver(_FLOAT, _FLOAT_12, list("-+.0123456789"))
+
+
+def dump(data, **options) -> str:
+    """YAML text of `data` that `parse` reads back as the same values (see `Dumper`)."""
+    return yaml.dump(data, Dumper=Dumper, **options)

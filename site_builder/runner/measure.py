@@ -356,6 +356,28 @@ def wall_time_interleaved(groups: dict[str, list], device: torch.device, rounds:
     return samples
 
 
+def launch_floor_us(device: torch.device, reps: int = 101) -> float | None:
+    """The device time of one launch of a (nearly) empty kernel — a one-element fill — between CUDA
+    events, median of `reps`: the per-launch term of the floor, measured on the run's own GPU.
+    None off CUDA (a CPU has no launch to measure)."""
+    if device.type != "cuda":
+        return None
+    x = torch.empty(1, dtype=torch.float32, device=device)
+    for _ in range(10):
+        x.fill_(0.0)
+    sync(device)
+    times = []
+    for _ in range(reps):
+        start, end = _events()
+        start.record()
+        x.fill_(1.0)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    del x
+    return round(statistics.median(times), 3)
+
+
 def copy_bandwidth_gbps(device: torch.device, nbytes: int, reps: int = 10) -> float:
     """A large device-to-device copy outside any CUDA graph: (bytes read + written) / median time."""
     src = torch.empty(nbytes // 4, dtype=torch.float32, device=device).uniform_()

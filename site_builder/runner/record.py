@@ -8,7 +8,9 @@ import secrets
 import tempfile
 from pathlib import Path
 
-import yaml
+
+
+from ..records.yamlio import dump as yaml_text
 
 HEADER = "# yaml-language-server: $schema=../../../../schema/run.schema.json\n"
 
@@ -24,7 +26,7 @@ def record_name(moment: dt.datetime, tag: str | None = None) -> str:
 
 
 def dump(data: dict) -> str:
-    return HEADER + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
+    return HEADER + yaml_text(data, sort_keys=False, allow_unicode=True, width=110)
 
 
 def write_validated(folder: Path, data: dict, moment: dt.datetime, tag: str | None = None) -> Path:
@@ -36,6 +38,9 @@ def write_validated(folder: Path, data: dict, moment: dt.datetime, tag: str | No
     from ..errors import UserError
     from ..records.schema import Run
 
+    from ..cleantext import clean_data
+
+    data = clean_data(data)  # captured process output: no escape sequences or control characters
     text = dump(data)
     try:
         Run.model_validate(data)

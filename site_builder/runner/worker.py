@@ -41,7 +41,7 @@ def _driver() -> str | None:
 def probe(job: dict, family) -> dict:
     import torch
 
-    from .measure import copy_bandwidth_gbps
+    from .measure import copy_bandwidth_gbps, launch_floor_us
 
     device = torch.device(job["device"])
     registry = []
@@ -69,6 +69,7 @@ def probe(job: dict, family) -> dict:
         l2_bytes = None
     if job["copy_bytes"]:
         env["copy_bandwidth_gbps"] = copy_bandwidth_gbps(device, job["copy_bytes"])
+        env["launch_floor_us"] = launch_floor_us(device)  # None off CUDA, then left out
     if device.type == "cuda" and job.get("timing_cpu") is not None:  # fixed by --timing-cpu
         env["timing_cpu"] = job["timing_cpu"]
     return {"registry": registry, "environment": {k: v for k, v in env.items() if v is not None},

@@ -20,7 +20,32 @@ from ..records.schema import DTYPE_SHORT
 from .filters import fmt_us
 
 WIDTH, HEIGHT = 560, 280
-VERSION = "charts-2"  # bump when a chart's look changes: every page with a chart is rendered again
+VERSION = "charts-3"  # bump when a chart's look changes: every page with a chart is rendered again
+
+
+# Up to 12 implementations plus the baseline stay apart: 12 hues of spread lightness (so they stay
+# apart in grey too), each with its own dash pattern and point shape; the baseline is always the
+# neutral grey with a long dash.
+PALETTE = ["#0b5cad", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e",
+           "#a6761d", "#1f78b4", "#b2182b", "#35978f", "#5e3c99", "#e6ab02"]
+DASHES = [[1, 0], [6, 3], [2, 2], [8, 3, 2, 3], [4, 2, 1, 2], [10, 4], [1, 3], [6, 2, 2, 2, 2, 2],
+          [12, 3, 3, 3], [3, 3, 8, 3], [5, 5], [2, 4, 6, 4]]
+SHAPES = ["circle", "square", "diamond", "triangle-up", "triangle-down", "cross", "triangle-right",
+          "triangle-left", "wedge", "arrow", "stroke", "M-1,-1H1V1H-1Z"]
+BASELINE_STYLE = ("#777777", [12, 4], "M-1,-0.35H1V0.35H-1Z")  # a bar: no other line has it
+
+
+def styles(names: list[str], baseline: str | None) -> dict:
+    """Colour, dash and shape scales for the implementations `names` (sorted, baseline last)."""
+    others = [n for n in names if n != baseline]
+    domain = others + ([baseline] if baseline in names else [])
+    pick = lambda seq, i: seq[i % len(seq)]
+    colours = [pick(PALETTE, i) for i in range(len(others))]
+    dashes = [pick(DASHES, i) for i in range(len(others))]
+    shapes = [pick(SHAPES, i) for i in range(len(others))]
+    if baseline in names:
+        colours.append(BASELINE_STYLE[0]); dashes.append(BASELINE_STYLE[1]); shapes.append(BASELINE_STYLE[2])
+    return {"domain": domain, "colours": colours, "dashes": dashes, "shapes": shapes}
 
 
 def digest(obj) -> str:
@@ -69,9 +94,13 @@ def _label_expr(xs: list[int]) -> str:
 
 def scaling_charts(family, entries) -> list[dict]:
     """One chart per (workload kind, hardware, protocol, values held constant) with at least
-    three sizes; a family with more than one kind gets one chart per kind present."""
+    three sizes; a family with more than one kind gets one chart per kind present. Each comes
+    with a second, relative view: every median over the fastest at that size (1 = the fastest),
+    so implementations within a few per cent stay apart. Every size the family declares for the
+    group is labelled on the axis."""
     axis = family.scaling.axis
     kinds_named = any(w.kind != "forward" for w in family.workloads)
+    baseline = next((e.implementation.name for e in entries if e.implementation.id == family.baseline), None)
     groups: dict[tuple, list[Entry]] = defaultdict(list)
     for e in entries:
         if not e.eligible:
@@ -80,28 +109,55 @@ def scaling_charts(family, entries) -> list[dict]:
         groups[(e.workload.kind, e.hardware.id, e.run.protocol.id, held, e.workload.dtype)].append(e)
     charts = []
     for (kind, hw, proto, held, dtype), group in sorted(groups.items()):
-        xs = sorted({e.workload.sizes[axis] for e in group})
-        if len(xs) < 3:  # two sizes are not a scaling curve; the leaderboards hold them
+        measured = sorted({e.workload.sizes[axis] for e in group})
+        if len(measured) < 3:  # two sizes are not a scaling curve; the leaderboards hold them
             continue
+        declared = {w.sizes[axis] for w in family.workloads
+                    if w.kind == kind and w.dtype == dtype and axis in w.sizes
+                    and tuple((a, v) for a, v in sorted(w.sizes.items()) if a != axis) == held}
+        xs = sorted(declared | set(measured))
+        best = {}
+        for e in group:
+            x = e.workload.sizes[axis]
+            best[x] = min(best.get(x, e.time_us), e.time_us)
         data = sorted(({"x": e.workload.sizes[axis], "us": e.time_us, "impl": e.implementation.name,
-                        "median": fmt_us(e.time_us)}
+                        "median": fmt_us(e.time_us), "rel": round(e.time_us / best[e.workload.sizes[axis]], 4),
+                        "vs": f"{e.time_us / best[e.workload.sizes[axis]]:.3f}×"}
                        for e in group), key=lambda d: (d["impl"], d["x"]))
         held_text = " · ".join([*(f"{a} = {v}" for a, v in held), DTYPE_SHORT.get(dtype, dtype)])
         title = f"{group[0].hardware.name} · {proto} · {held_text}" + (f" · {kind}" if kinds_named else "")
         table_impls = sorted({d["impl"] for d in data})
+        look = styles(table_impls, baseline)
         lookup = {(d["impl"], d["x"]): d["us"] for d in data}
         charts.append({
             "title": title, "hardware": hw, "protocol": proto, "axis": axis, "kind": kind,
-            "chart": chart("scaling", scaling_spec, data=data, xs=xs, axis=axis),
+            "chart": chart("scaling", scaling_spec, data=data, xs=xs, axis=axis, look=look),
+            "relative": chart("relative", relative_spec, data=data, xs=xs, axis=axis, look=look),
+            "unmeasured": [x for x in xs if x not in measured],
             "table": {"xs": xs, "rows": [{"name": n, "cells": [lookup.get((n, x)) for x in xs]}
                                          for n in table_impls]},
         })
     return charts
 
 
-def scaling_spec(data: list[dict], xs: list[int], axis: str) -> dict:
+def scaling_spec(data: list[dict], xs: list[int], axis: str, look: dict | None = None) -> dict:
     spec = json.loads(_scaling_template(tuple(xs), axis))
     spec["data"]["values"] = data
+    return _styled(spec, look)
+
+
+def relative_spec(data: list[dict], xs: list[int], axis: str, look: dict | None = None) -> dict:
+    spec = json.loads(_relative_template(tuple(xs), axis))
+    spec["data"]["values"] = data
+    return _styled(spec, look)
+
+
+def _styled(spec: dict, look: dict | None) -> dict:
+    if look:
+        enc = spec["encoding"]
+        enc["color"]["scale"] = {"domain": look["domain"], "range": look["colours"]}
+        enc["strokeDash"]["scale"] = {"domain": look["domain"], "range": look["dashes"]}
+        enc["shape"]["scale"] = {"domain": look["domain"], "range": look["shapes"]}
     return spec
 
 
@@ -120,27 +176,40 @@ def _scaling_template(xs: tuple, axis: str) -> str:
     return json.dumps(altair_scaling_spec([], list(xs), axis))
 
 
+@lru_cache(maxsize=256)
+def _relative_template(xs: tuple, axis: str) -> str:
+    return json.dumps(altair_scaling_spec([], list(xs), axis, relative=True))
+
+
 @lru_cache(maxsize=4)
 def _history_template(one_day: bool) -> str:
     return json.dumps(altair_history_spec([], [], one_day))
 
 
-def altair_scaling_spec(data: list[dict], xs: list[int], axis: str) -> dict:
+def altair_scaling_spec(data: list[dict], xs: list[int], axis: str, relative: bool = False) -> dict:
     import altair as alt
 
+    if relative:
+        y = alt.Y("rel:Q", title="× the fastest at this size (1 = fastest)",
+                  scale=alt.Scale(type="linear", zero=False, nice=True))
+        value = alt.Tooltip("vs:N", title="vs fastest")
+    else:
+        y = alt.Y("us:Q", title="median latency (µs, log scale)", scale=alt.Scale(type="log"))
+        value = alt.Tooltip("median:N", title="median")
     chart = (
         alt.Chart(alt.Data(values=data), width=WIDTH, height=HEIGHT)
         .mark_line(point=alt.OverlayMarkDef(size=40, filled=True), strokeWidth=2)
         .encode(
             x=alt.X("x:Q", title=f"{axis} →", scale=alt.Scale(type="log", base=2, nice=False,
                                                                domain=[xs[0], xs[-1]]),
-                    axis=alt.Axis(values=axis_ticks(xs), labelExpr=_label_expr(axis_ticks(xs)), grid=True)),
-            y=alt.Y("us:Q", title="median latency (µs, log scale)", scale=alt.Scale(type="log")),
+                    axis=alt.Axis(values=axis_ticks(xs), labelExpr=_label_expr(axis_ticks(xs)), grid=True,
+                                  labelOverlap=False, labelAngle=-45 if len(axis_ticks(xs)) > 7 else 0)),
+            y=y,
             color=alt.Color("impl:N", title="implementation", legend=alt.Legend(orient="bottom", columns=3)),
             strokeDash=alt.StrokeDash("impl:N", legend=None),
             shape=alt.Shape("impl:N", legend=None),
             tooltip=[alt.Tooltip("impl:N", title="implementation"), alt.Tooltip("x:Q", title=axis),
-                     alt.Tooltip("median:N", title="median")],
+                     alt.Tooltip("median:N", title="median"), *([value] if relative else [])],
         )
         .properties(background="transparent")
         .configure_axis(labelFontSize=12, titleFontSize=12)

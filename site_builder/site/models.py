@@ -40,7 +40,9 @@ class FamilyPage:
     title: str
     tag: str
     summary: str
-    eligible_runs: int
+    eligible_results: int  # results that rank (eligible)
+    eligible_runs: int  # runs with at least one eligible result
+    runs_total: int
     results_total: int
     headline_workload: dict
     fastest: dict | None

@@ -8,8 +8,10 @@ import hashlib
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from . import urls
+from ..cleantext import clean
 from .filters import FILTERS
 
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -30,21 +32,31 @@ def environment() -> jinja2.Environment:
         autoescape=jinja2.select_autoescape(["html", "xml"], default=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        finalize=_clean,
     )
     env.filters.update(FILTERS)
     env.globals["url"] = urls
     return env
 
 
+def _clean(value):
+    """Every value a template prints: control characters and terminal escapes removed (text
+    captured from a process may carry colour codes), its type (Markup or str) kept."""
+    if isinstance(value, str):
+        return type(value)(clean(value)) if isinstance(value, Markup) else clean(value)
+    return value
+
+
 def render(env: jinja2.Environment, template: str, path: str, **context) -> bytes:
-    html = env.get_template(template).render(root=urls.relative_root(path), page_path=path, **context)
+    root = urls.SITE_BASE if path == urls.NOT_FOUND else urls.relative_root(path)
+    html = env.get_template(template).render(root=root, page_path=path, **context)
     return html.encode("utf-8")
 
 
 def templates_digest() -> str:
     """A hash of every template (not the assets): a page rendered with other templates is stale."""
     digest = hashlib.sha256()
-    for path in sorted(TEMPLATES.glob("*")):
+    for path in [*sorted(TEMPLATES.glob("*")), ASSETS / "style.css"]:  # 404.html inlines style.css
         if path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()

@@ -13,6 +13,9 @@ METHODOLOGY = "methodology.html"
 NOT_FOUND = "404.html"
 FEED = "feed.xml"
 SEARCH_JS = "assets/search-index.js"
+# Where the site is served from (GitHub Pages serves a project site under /<repository>/). Every
+# page links relatively; only the 404 page, which the server returns at any depth, links from here.
+SITE_BASE = "/kernel-records/"
 SEARCH_JSON = "search-index.json"
 MARKER = ".kernel-records-site"
 NOJEKYLL = ".nojekyll"
@@ -106,3 +109,11 @@ def schema(name: str) -> str:
 
 def asset(name: str) -> str:
     return f"assets/{name}"
+
+
+SHAPE_FINDER = "shape.html"
+
+
+def winner_map_csv(fid: str, hid: str) -> str:
+    """The per-shape winners of a family on one GPU, as CSV (the "winner map")."""
+    return f"families/{fid}-winners-{hid}.csv"

@@ -100,6 +100,8 @@ def floor_view(cohort: Cohort) -> dict:
         "peak_tflops": datasheet.peak_tflops, "bound": datasheet.bound,
         "measured_us": measured.us if measured else None,
         "measured_bandwidth_gbps": cohort.copy_bandwidth_gbps,
+        "launch_us": measured.launch_us if measured else None,  # per-launch term, measured in the run
+        "measured_bound": measured.bound if measured else None,
         "record_us": best.time_us if best else None,
         "above_datasheet": (best.time_us / datasheet.us) if best else None,
         "above_measured": (best.time_us / measured.us) if (best and measured) else None,
@@ -119,6 +121,10 @@ def cohort_view(cohort: Cohort) -> dict:
         "protocol": key.protocol, "protocol_version": e0.run.protocol.version,
         "clock": e0.run.protocol.clock, "statistic": e0.run.protocol.statistic,
         "trust": min((e.run.trust for e in group), key=lambda t: t != "measured"),
+        # the record (methodology, "the record"): the top of this leaderboard, the same figure on
+        # the history page, the index and the feed
+        "record_us": first.time_us if first else None,
+        "record_implementation": first.implementation.id if first else None,
         "rows": [dict(entry_view(e, first, baseline), rank=i + 1) for i, e in enumerate(rows)],
         # the current results that do not rank; superseded ones are counted, their series is history
         "unranked": [entry_view(e, first, baseline) for e in cohort.unranked if e.superseded_by is None],

@@ -6,6 +6,7 @@ files. Adding a page kind is adding a module and its name below; the build does 
 
 from __future__ import annotations
 
-from . import challenges, compare, family, feed, hardware, history, home, implementation, runs, search, static
+from . import challenges, compare, family, feed, finder, hardware, history, home, implementation, runs, search, static
 
-PUBLISHERS = (family, compare, runs, history, feed, home, implementation, hardware, challenges, search, static)
+PUBLISHERS = (family, compare, runs, history, feed, home, implementation, hardware, challenges, finder, search,
+              static)

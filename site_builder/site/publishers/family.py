@@ -23,7 +23,7 @@ def publish(index: SiteIndex, site: SiteContext):
     for fid, family in sorted(index.catalog.families.items()):
         model = family_page(index, family)
         yield Page(urls.family(fid), "family.html", {"f": model},
-                   tuple(c["chart"] for c in model.charts))
+                   tuple(c[k] for c in model.charts for k in ("chart", "relative")))
         yield Data(urls.family_json(fid), to_json(model))
         yield Data(urls.family_csv(fid), family_csv(model))
 
@@ -45,7 +45,9 @@ def family_page(index: SiteIndex, family: Family) -> FamilyPage:
     headline = next(lb["cohorts"] for lb in leaderboards if lb["headline"])
     return FamilyPage(
         id=family.id, title=family.title, tag=family.tag, summary=family.summary,
-        eligible_runs=sum(e.eligible for e in mine),
+        eligible_results=sum(e.eligible for e in mine),
+        eligible_runs=len({e.lr.path for e in mine if e.eligible}),
+        runs_total=len({e.lr.path for e in mine}),
         results_total=len(mine),
         headline_workload=workloads[family.headline],
         fastest=_fastest_usable(headline),
@@ -98,8 +100,12 @@ def _by_language(headline: list[dict]) -> list[dict]:
 
 
 def _matrix(catalog, leaderboards: list[dict]) -> dict:
-    """Per workload and GPU, the best result of the first cohort (in priority order) that ranks any."""
-    hardware_ids = sorted(catalog.hardware)
+    """Per workload and GPU, the best result of the first cohort (in priority order) that ranks any.
+    A GPU with no eligible result for any workload of the family gets no column: it is named in
+    `empty_hardware` (the page says so in a note)."""
+    hardware_ids = sorted(h for h in catalog.hardware
+                          if any(c["hardware"] == h and c["rows"] for lb in leaderboards for c in lb["cohorts"]))
+    empty = sorted(catalog.hardware[h].name for h in catalog.hardware if h not in hardware_ids)
     rows = []
     for lb in leaderboards:
         cells = []
@@ -115,7 +121,7 @@ def _matrix(catalog, leaderboards: list[dict]) -> dict:
                           "protocol": c["protocol"]})
         rows.append({"workload": lb["workload"], "cells": cells})
     return {"hardware": [{"id": h, "name": catalog.hardware[h].name} for h in hardware_ids],
-            "rows": rows, "missing": sum(c["missing"] for r in rows for c in r["cells"])}
+            "rows": rows, "missing": sum(c["missing"] for r in rows for c in r["cells"]), "empty_hardware": empty}
 
 
 def _implementations(catalog, family, mine, headline) -> list[dict]:
@@ -138,10 +144,26 @@ def _implementations(catalog, family, mine, headline) -> list[dict]:
             "best_us": row["time_us"] if row else None, "ratio_to_first": row["ratio_to_first"] if row else None,
             "run_url": row["run_url"] if row else None,
             "evidence": [TRUST_LABEL[t] for t in trusts] or ["No ranked result"],
-            "results": len(results), "failed": sum(e.result.status not in ("ok", "not-installed") for e in results),
+            "results": len(results), **_outcomes(results),
         })
     out.sort(key=lambda r: (r["best_us"] is None, r["best_us"] or 0, r["id"]))
     return out
+
+
+FAILED = ("failed", "crashed", "timeout")
+
+
+def _outcomes(results) -> dict:
+    """What did not give a time, told apart: failed (failed, crashed, timed out, or a failed
+    correctness check), unsupported (the implementation refuses the workload), not installed;
+    each as results and as the runs they came from (current results only: older ones are history)."""
+    current = [e for e in results if e.superseded_by is None]
+    failed = [e for e in current if e.result.status in FAILED
+              or (e.result.correctness is not None and not e.result.correctness.passed)]
+    unsupported = [e for e in current if e.result.status == "unsupported"]
+    missing = [e for e in current if e.result.status == "not-installed"]
+    return {"failed": len(failed), "failed_runs": len({e.lr.path for e in failed}),
+            "unsupported": len(unsupported), "not_installed": len(missing)}
 
 
 def _semantics(family: Family) -> dict:

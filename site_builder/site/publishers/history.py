@@ -13,7 +13,7 @@ from ..views import entry_view, workload_title
 
 WINDOW = 60  # results shown on the page, newest; the JSON and CSV hold all of them
 CSV_COLUMNS = ["observed_at", "implementation", "protocol", "trust", "status", "time_us", "p20_us", "p80_us",
-               "samples", "device_us", "e2e_us", "record_set", "improvement", "eligible", "superseded", "run_url"]
+               "samples", "device_us", "e2e_us", "record_set", "tied", "improvement", "eligible", "superseded", "run_url"]
 
 
 def publish(index: SiteIndex, site: SiteContext):
@@ -32,11 +32,12 @@ def compact(r: dict) -> dict:
 
 def row(p: Point) -> dict:
     e = p.entry
-    out = dict(entry_view(e), record_set=p.record_set, previous_us=None, improvement=None, previous_name=None,
+    out = dict(entry_view(e), record_set=p.record_set, tied=p.tied, previous_us=None, improvement=None,
+               previous_name=None,
                observed_at=e.observed.isoformat().replace("+00:00", "Z"), observed_label=_when(e))
     if p.previous is not None:
-        out.update(previous_us=p.previous.time_us, improvement=p.previous.time_us / e.time_us,
-                   previous_name=p.previous.implementation.name)
+        out.update(previous_us=p.previous.time_us, previous_name=p.previous.implementation.name,
+                   improvement=p.previous.time_us / e.time_us if p.record_set else None)
     return out
 
 

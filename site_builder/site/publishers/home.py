@@ -16,7 +16,8 @@ def families(index: SiteIndex) -> list[dict]:
         mine = index.family_entries(fid)
         rows.append({"id": fid, "title": family.title, "tag": family.tag, "summary": family.summary,
                      "url": urls.family(fid), "workloads": len(family.workloads),
-                     "eligible_runs": sum(e.eligible for e in mine),
+                     "eligible_results": sum(e.eligible for e in mine),
+                     "eligible_runs": len({e.lr.path for e in mine if e.eligible}),
                      "hardware": sorted({e.hardware.name for e in mine}),
                      "implementations": len({e.implementation.id for e in mine})})
     return rows

@@ -38,7 +38,7 @@ def write_validated(folder: Path, data: dict, moment: dt.datetime, tag: str | No
     from ..errors import UserError
     from ..records.schema import Run
 
-    from ..cleantext import clean_data
+    from ..records.cleantext import clean_data
 
     data = clean_data(data)  # captured process output: no escape sequences or control characters
     text = dump(data)

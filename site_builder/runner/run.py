@@ -381,26 +381,17 @@ def run_family(catalog, records: Path, family: Family, **options) -> list[Path]:
     return write_records(catalog, records, refresh(catalog, [family], **{**options, "console": console}), console)
 
 
-def run_all(records: Path = Path("records"), *, family: str | None = None, implementations=(),
+def run_here(records: Path = Path("records"), *, family: str | None = None, implementations=(),
             workloads=(), timeout: float = 600.0, device: str | None = None, budget_s: float | None = None,
             kernels_root: Path = KERNELS_ROOT, console: Console | None = None,
             timing_cpu: int | None = None, gpus: str | list[int] | None = None,
-            devices: list[Gpu] | None = None, ray_address: str | None = None) -> list[Path]:
+            devices: list[Gpu] | None = None) -> list[Path]:
     """Run every family with kernels (or `family`) over every visible GPU (or `gpus`, "0,1" or
     [0, 1]; `devices` replaces the GPU list, for tests), one worker per GPU at a time; write one
-    new run record per family and GPU that measured it. With `ray_address`, on the GPUs of that
-    Ray cluster instead (cluster.py). Returns the paths."""
+    new run record per family and GPU that measured it. Returns the paths. (`run_all` in the
+    package adds the Ray cluster mode, cluster.py.)"""
     if isinstance(gpus, str):
         gpus = parse_gpu_list(gpus)
-    if ray_address is not None:
-        if gpus or devices or timing_cpu is not None:
-            raise UserError("--ray runs on every GPU of the cluster, each node pinning its own CPUs: "
-                            "leave out --gpus and --timing-cpu")
-        from .cluster import run_cluster
-
-        return run_cluster(ray_address, records, family=family, implementations=implementations,
-                           workloads=workloads, timeout=timeout, device=device, budget_s=budget_s,
-                           kernels_root=kernels_root, console=console)
     catalog = load_catalog(records)
     families = pick_families(catalog, family, kernels_root)
     console = console or Console(stderr=True)

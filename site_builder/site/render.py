@@ -11,7 +11,7 @@ import jinja2
 from markupsafe import Markup
 
 from . import urls
-from ..cleantext import clean
+from ..records.cleantext import clean
 from .filters import FILTERS
 
 _PACKAGE = Path(__file__).resolve().parent.parent

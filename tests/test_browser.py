@@ -161,7 +161,7 @@ def test_search_opens_with_slash_and_ctrl_k_and_finds_everything(served_site, ne
     box = page.locator("#search input")
     assert box.is_visible() and page.evaluate("document.activeElement.type") == "search"
     for query, kind, href in [("h200", "hardware", "hardware/h200.html"),
-                              ("liger", "implementation", "implementations/liger-fused.html"),
+                              ("liger fused", "implementation", "implementations/liger-fused.html"),
                               ("rmsnorm", "family", "families/fused-add-rmsnorm.html"),
                               ("32768 bf16", "workload", "#wl-r2048-h32768-bf16")]:
         box.fill(query)

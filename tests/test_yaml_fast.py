@@ -35,7 +35,10 @@ def test_fast_path_equals_the_checked_path(path: Path):
 
 @pytest.mark.skipif(yamlio.CLoader is None, reason="no fast path")
 @pytest.mark.parametrize("text", ["a: 1\na: 2\n", "a: &x 1\nb: *x\n", "a: !!python/object:os.system 1\n",
-                                  "<<: {a: 1}\n", "a: 1\n---\nb: 2\n", "a: [1, 2\n", "a:\tb\x07\n"])
+                                  "<<: {a: 1}\n", "a: 1\n---\nb: 2\n", "a: [1, 2\n", "a:\tb\x07\n",
+                                  "- &a 1\n- *a\n", "a: {b: &x 1, c: *x}\n", "a: [&x 1,*x]\n",
+                                  "? &k a\n: 1\nb: *k\n", '{"a":&x 1, "b":*x}\n',
+                                  "a:\n  - b: 1\n    <<: {c: 2}\n"])
 def test_files_the_fast_path_refuses_get_the_checked_message(text):
     assert yamlio._fast(text) is None
     with pytest.raises(yamlio.YamlProblem):
@@ -50,3 +53,21 @@ def test_written_records_read_back_as_text():
     data = {"kernel_sha": "3416e21", "b": "1e-6", "c": "0x1f", "d": "yes", "e": "abc", "n": 3, "f": 1e-6}
     assert parse(dump(data)).data == data
     assert parse(run_text(data)).data == data
+
+
+@pytest.mark.skipif(yamlio.CLoader is None, reason="no fast path")
+@pytest.mark.parametrize("text", ["note: q * cos, rotate_half(q) * sin\n", "a: 3 < 4 & 5 > 2!\n",
+                                  "summary: |\n  uses `x * rstd` & more\n  in 100% of rows\n",
+                                  "url: https://example.org/a*b!c\n"])
+def test_text_with_star_ampersand_or_bang_inside_takes_the_fast_path(text):
+    fast = yamlio._fast(text)
+    assert fast is not None
+    slow = checked(text)
+    assert fast.data == slow.data and fast.lines == slow.lines
+
+
+@pytest.mark.skipif(yamlio.CLoader is None, reason="no fast path")
+@pytest.mark.parametrize("text", ["a: !!str 1\n", "%YAML 1.1\n---\na: 1\n", "a: [1, !!int 2]\n"])
+def test_tags_and_directives_take_the_checked_path(text):
+    assert yamlio._fast(text) is None
+    assert yamlio.parse(text).data == checked(text).data

@@ -15,10 +15,26 @@ import hashlib
 import json
 import os
 import pickle
+import shutil
+from functools import lru_cache
 from pathlib import Path
 
-VERSION = 1
+FORMAT = 2  # the layout of this folder
 DEFAULT_NAME = ".kernel-records-cache"
+
+
+@lru_cache(maxsize=1)
+def version() -> str:
+    """What the cache's contents depend on besides the inputs: this folder's layout, the engine's
+    code (parsed records are its objects, chart SVGs its drawings) and the chart renderer. A cache
+    written under another version is discarded whole, never read."""
+    from .pages import engine_digest
+    try:
+        from importlib.metadata import version as dist_version
+        renderer = dist_version("vl-convert-python")
+    except Exception:
+        renderer = "?"
+    return f"{FORMAT}-{engine_digest()[:20]}-{renderer}"
 
 
 def default_cache(out: Path) -> Path:
@@ -65,10 +81,15 @@ class Cache:
             return
         try:
             manifest = json.loads((self.folder / "manifest.json").read_text(encoding="utf-8"))
-            if manifest.get("version") == VERSION:
-                self.manifest = manifest
         except Exception:
-            self.manifest = {}
+            manifest = None
+        if manifest is not None and manifest.get("version") == version():
+            self.manifest = manifest
+        elif manifest is not None or (self.folder / "charts").is_dir():
+            # written by another engine: its parsed records and charts may not be ours to reuse
+            for name in ("records.pickle", "manifest.json"):
+                (self.folder / name).unlink(missing_ok=True)
+            shutil.rmtree(self.folder / "charts", ignore_errors=True)
 
     @property
     def parsed(self) -> dict:
@@ -79,7 +100,7 @@ class Cache:
                 try:
                     with open(self.folder / "records.pickle", "rb") as handle:
                         data = pickle.load(handle)
-                    if data.get("version") == VERSION:
+                    if data.get("version") == version():
                         self._parsed = data["parsed"]
                 except Exception:  # missing, truncated or from another version: start afresh
                     self._parsed = {}
@@ -101,8 +122,8 @@ class Cache:
         self.folder.mkdir(parents=True, exist_ok=True)
         parsed = {k: v for k, v in self.parsed.items() if k in used_records}
         _atomic(self.folder / "records.pickle",
-                pickle.dumps({"version": VERSION, "parsed": parsed}, protocol=pickle.HIGHEST_PROTOCOL))
-        manifest = {"version": VERSION, "out": str(Path(out).resolve()), "fingerprint": fingerprint,
+                pickle.dumps({"version": version(), "parsed": parsed}, protocol=pickle.HIGHEST_PROTOCOL))
+        manifest = {"version": version(), "out": str(Path(out).resolve()), "fingerprint": fingerprint,
                     "files": files, **more}
         _atomic(self.folder / "manifest.json", json.dumps(manifest, sort_keys=True).encode())
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from site_builder.build.pages import page_key, engine_digest
 from site_builder.site.charts import Chart
-from site_builder.site.models import dumps_indented, plain
+from site_builder.site.models import dumps_data, plain
 from site_builder.site.publish import Page
 
 
@@ -49,14 +49,52 @@ def _value(rng: random.Random, depth: int):
                   extra={"k": _value(rng, depth + 1), "c": _chart(2)})
 
 
-def test_dumps_indented_is_json_dumps_of_plain():
+def _data(obj):
+    """The JSON twins' rule, spelled out: a model is its fields without its charts, a chart
+    anywhere else is its key."""
+    if isinstance(obj, Chart):
+        return obj.key
+    if isinstance(obj, _Model):
+        return {k: _data(v) for k, v in vars(obj).items() if not isinstance(v, Chart)}
+    if isinstance(obj, dict):
+        return {k: _data(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_data(v) for v in obj]
+    return obj
+
+
+def _chartless(obj):
+    """The value with every chart that sits in a mapping removed (as models never hold them)."""
+    if isinstance(obj, dict):
+        return {k: _chartless(v) for k, v in obj.items() if not isinstance(v, Chart)}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_chartless(v) for v in obj)
+    if isinstance(obj, _Model):
+        return _Model(obj.name, _chartless(obj.rows), obj.chart, _chartless(obj.extra))
+    return obj
+
+
+def test_dumps_data_is_compact_json_of_plain():
     rng = random.Random(12)
     for _ in range(400):
         obj = {"page": _value(rng, 0), "m": _Model("x", [1, 2.5, None], _chart(3), {"ints": {1: "int key", 20: "i"}, "f": {2.5: "f"}, "n": {None: 0}, "t": {True: 1}})}
-        expected = json.dumps(plain(obj), sort_keys=True, indent=1, ensure_ascii=False, default=str)
-        assert dumps_indented(obj) == expected
-    assert dumps_indented([]) == "[]" and dumps_indented({}) == "{}" and dumps_indented(_chart(5)) == '"key-5"'
-    assert dumps_indented(object.__new__(_Path)) == json.dumps(plain(object.__new__(_Path)), default=str)
+        compact = dict(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+        assert dumps_data(obj) == json.dumps(_data(obj), **compact)
+        clean = _chartless(obj)  # what models hold: then it is exactly json.dumps of plain()
+        assert dumps_data(clean) == json.dumps(plain(clean), **compact)
+        assert json.loads(dumps_data(clean)) == json.loads(json.dumps(plain(clean), default=str))
+    assert dumps_data([]) == "[]" and dumps_data({}) == "{}" and dumps_data(_chart(5)) == '"key-5"'
+    assert dumps_data(object.__new__(_Path)) == json.dumps(plain(object.__new__(_Path)), default=str)
+
+
+def test_family_json_leaves_the_drawings_out():
+    from site_builder.site.models import FamilyPage
+    from site_builder.site.publishers.family import family_data
+
+    fields = {f: [] for f in FamilyPage.__dataclass_fields__}
+    page = FamilyPage(**dict(fields, charts=[{"title": "t", "chart": _chart(1), "relative": _chart(2), "table": {"xs": [1]}}]))
+    data = json.loads(dumps_data(family_data(page)))
+    assert data["charts"] == [{"title": "t", "table": {"xs": [1]}}]
 
 
 class _Path:

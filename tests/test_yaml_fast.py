@@ -71,3 +71,29 @@ def test_text_with_star_ampersand_or_bang_inside_takes_the_fast_path(text):
 def test_tags_and_directives_take_the_checked_path(text):
     assert yamlio._fast(text) is None
     assert yamlio.parse(text).data == checked(text).data
+
+
+SCALARS = ["1", "-0", "+7", "010", "0x1F", "0o17", "1.5", "1.", ".5", "+.5", "-1e5", "1E-3", "1e400", ".inf", "-.Inf",
+           "+.INF", ".NaN", "true", "False", "TRUE", "null", "Null", "~", "''", "2024-01-01", "2024-01-01T08:00:00Z",
+           "yes", "no", "on", "'1'", '"x"', "1_000", "12:30", "0.1.2", "a b", "-x", "3416e21", "0902661409858470"]
+
+
+@pytest.mark.parametrize("text", SCALARS)
+def test_scalars_read_as_the_constructor_reads_them(text):
+    """Both paths build plain values themselves (yamlio._scalar, and the fast path's own
+    resolver): the same values, of the same types, as PyYAML's constructor with the YAML 1.2 rules."""
+    import math
+
+    loader = yamlio._Loader(f"v: {text}\nk: [{text}]\n")
+    try:
+        node = loader.get_single_node()
+        expected = [loader.construct_object(node.value[0][1]), loader.construct_object(node.value[1][1].value[0])]
+    finally:
+        loader.dispose()
+    docs = [checked(f"v: {text}\nk: [{text}]\n")]
+    if yamlio.CLoader is not None:
+        docs.append(yamlio._fast(f"v: {text}\nk: [{text}]\n"))
+    for doc in docs:
+        got = [doc.data["v"], doc.data["k"][0]]
+        for g, e in zip(got, expected):
+            assert type(g) is type(e) and (g == e or (isinstance(e, float) and math.isnan(e) and math.isnan(g))), text

@@ -73,6 +73,7 @@ def build(records: Path, out: Path, cache: Path | None | bool = True, jobs: int 
 
 def _build(records: Path, out: Path, cache, jobs) -> BuildReport:
     start = time.perf_counter()
+    clock = _Clock()
     store = Cache(default_cache(out) if cache is True else (cache or None))
     kernels = kernels_beside(records)
     stamp = fingerprint(records, kernels) if store.enabled else ""
@@ -83,12 +84,17 @@ def _build(records: Path, out: Path, cache, jobs) -> BuildReport:
         return BuildReport(out, sum(p.endswith(".html") for p in files), len(files),
                            time.perf_counter() - start, [Problem(*w) for w in store.manifest.get("warnings", [])],
                            unchanged=True, templated=store.manifest.get("templated", 0))
+    clock("start")
     files, keys, warnings, (rendered, templated), charts = _render(records, kernels, store, previous,
-                                                                   jobs or jobs_default())
+                                                                   jobs or jobs_default(), clock)
     stats = write_site(files, out)
+    clock("write")
     store.save(out, stamp, {p: {"sha": keys[p], "stat": list(stats[p])} for p in files},
                used_records=store.used, templated=templated,
                warnings=[[w.path, w.line, w.message, w.fix, w.severity] for w in warnings])
+    clock("cache")
+    PHASES.clear()
+    PHASES.update(clock.seconds)
     html = sum(p.endswith(".html") for p in files)
     return BuildReport(out, html, len(files), time.perf_counter() - start, warnings, rendered=rendered,
                        charts=charts, templated=templated, phases=dict(PHASES))
@@ -97,24 +103,23 @@ def _build(records: Path, out: Path, cache, jobs) -> BuildReport:
 def render_site(records: Path, jobs: int = 1) -> tuple[dict[str, bytes], list]:
     """Every output file as bytes, keyed by its path in the site, with no cache. Raises RecordErrors."""
     records = Path(records)
-    files, _, warnings, _, _ = _render(records, kernels_beside(records), Cache(None), {}, jobs)
+    files, _, warnings, _, _ = _render(records, kernels_beside(records), Cache(None), {}, jobs, _Clock())
     return files, warnings
 
 
-def _render(records: Path, kernels: Path, store: Cache, previous: dict, jobs: int):
+def _render(records: Path, kernels: Path, store: Cache, previous: dict, jobs: int, clock: "_Clock"):
     """The collector's passes over a heap of a hundred thousand results cost more than the
     build's own work; what the build allocates lives until it ends, so it runs without them."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _render_all(records, kernels, store, previous, jobs)
+        return _render_all(records, kernels, store, previous, jobs, clock)
     finally:
         if collecting:
             gc.enable()
 
 
-def _render_all(records: Path, kernels: Path, store: Cache, previous: dict, jobs: int):
-    clock = _Clock()
+def _render_all(records: Path, kernels: Path, store: Cache, previous: dict, jobs: int, clock: "_Clock"):
     catalog = load_catalog(records, parsed=store.parsed)
     clock("load")
     store.used = set(catalog.parsed_keys)
@@ -148,12 +153,10 @@ def _render_all(records: Path, kernels: Path, store: Cache, previous: dict, jobs
     files[MARKER] = MARKER_TEXT
     keys[MARKER] = hashlib.sha256(MARKER_TEXT).hexdigest()
     templated = sum(isinstance(item, Page) for item in outputs)
-    PHASES.clear()
-    PHASES.update(clock.seconds)
     return files, keys, warnings, (len(todo), templated), charts
 
 
-PHASES: dict[str, float] = {}  # the last render's seconds per step
+PHASES: dict[str, float] = {}  # the last build's seconds per step
 
 
 class _Clock:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,17 +48,59 @@ def registered(kernels_root: Path, family_id: str) -> dict[str, KernelSource]:
     found: dict[str, KernelSource] = {}
     for module in sorted(folder.glob("*.py")):
         try:
-            tree = ast.parse(module.read_text(encoding="utf-8"), filename=str(module))
-        except (SyntaxError, UnicodeDecodeError, ValueError):
+            source = module.read_bytes()
+        except OSError:
             continue
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            for deco in node.decorator_list:
-                entry = _registration(deco, module)
-                if entry and entry.implementation not in found:
-                    found[entry.implementation] = entry
+        for entry in _registrations(module, source):
+            if entry.implementation not in found:
+                found[entry.implementation] = entry
     return found
+
+
+_PARSED: dict[tuple[Path, bytes], tuple[KernelSource, ...]] = {}  # (module, its bytes) -> what it registers
+
+
+def _registrations(module: Path, source: bytes) -> tuple[KernelSource, ...]:
+    """What one module registers, in source order; read once per content (a build asks for every
+    family three times)."""
+    key = (module, source)
+    if key not in _PARSED:
+        _PARSED[key] = _parse_registrations(module, source)
+    return _PARSED[key]
+
+
+def _parse_registrations(module: Path, source: bytes) -> tuple[KernelSource, ...]:
+    if b"register" not in source:  # no decorator can name it
+        return ()
+    try:
+        tree = ast.parse(source.decode("utf-8"), filename=str(module))
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return ()
+    out = []
+    for node in _statements(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for deco in node.decorator_list:
+            entry = _registration(deco, module)
+            if entry:
+                out.append(entry)
+    return tuple(out)
+
+
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements(tree: ast.AST):
+    """The nodes `ast.walk` yields, in its order, less every expression: only statements carry
+    decorators, and no statement sits inside an expression."""
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, _BLOCKS))
+        yield node
 
 
 def kernel_sha(kernels_root: Path, family_id: str, implementation_id: str) -> str | None:

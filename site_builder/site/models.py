@@ -9,7 +9,7 @@ their key in the hash and are left out of the JSON.
 from __future__ import annotations
 
 import dataclasses
-from json.encoder import encode_basestring as _encode_str  # C; what json.dumps uses with ensure_ascii=False
+import json
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -162,89 +162,22 @@ def plain(obj, charts: bool = False) -> Any:
     return obj
 
 
-def dumps_indented(obj) -> str:
-    """`json.dumps(plain(obj), sort_keys=True, indent=1, ensure_ascii=False, default=str)`, the
-    same text, made in one pass: json's indenting encoder is the pure-Python one, and walking
-    `plain` first doubles the work. Used for every JSON twin and data file of the site."""
-    parts: list[str] = []
-    _dump(obj, "\n", parts)
-    return "".join(parts)
+def _json_default(obj):
+    """What `plain(obj)` makes of a value json cannot write, one level at a time (the C encoder
+    walks the dicts and lists): a model is its fields without the charts, a chart its key."""
+    if isinstance(obj, Chart):
+        return obj.key
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: v for f in dataclasses.fields(obj) if not isinstance(v := getattr(obj, f.name), Chart)}
+    return str(obj)
 
 
-def _float(o: float) -> str:
-    if o != o:
-        return "NaN"
-    if o == _INF:
-        return "Infinity"
-    if o == -_INF:
-        return "-Infinity"
-    return float.__repr__(o)
+_DATA_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default)
 
 
-_INF = float("inf")
-
-
-def _key(k) -> str:
-    if isinstance(k, str):
-        return k
-    if k is True:
-        return "true"
-    if k is False:
-        return "false"
-    if k is None:
-        return "null"
-    if isinstance(k, int):
-        return int.__repr__(k)
-    if isinstance(k, float):
-        return _float(k)
-    raise TypeError(f"keys must be str, int, float, bool or None, not {k.__class__.__name__}")
-
-
-def _dump(o, nl: str, parts: list) -> None:
-    if isinstance(o, str):
-        parts.append(_encode_str(o))
-    elif o is None:
-        parts.append("null")
-    elif o is True:
-        parts.append("true")
-    elif o is False:
-        parts.append("false")
-    elif isinstance(o, int):
-        parts.append(int.__repr__(o))
-    elif isinstance(o, float):
-        parts.append(_float(o))
-    elif isinstance(o, (list, tuple)):
-        if not o:
-            parts.append("[]")
-            return
-        inner = nl + " "
-        parts.append("[")
-        first = True
-        for v in o:
-            parts.append(inner if first else "," + inner)
-            first = False
-            _dump(v.key if isinstance(v, Chart) else v, inner, parts)
-        parts.append(nl + "]")
-    elif isinstance(o, dict):
-        _dump_items(sorted(o.items()), nl, parts)
-    elif isinstance(o, Chart):
-        parts.append(_encode_str(o.key))
-    elif dataclasses.is_dataclass(o) and not isinstance(o, type):
-        _dump_items(sorted((f.name, getattr(o, f.name)) for f in dataclasses.fields(o)), nl, parts)
-    else:
-        parts.append(_encode_str(str(o)))
-
-
-def _dump_items(items: list, nl: str, parts: list) -> None:
-    inner = nl + " "
-    first = True
-    for k, v in items:
-        if isinstance(v, Chart):  # charts are left out of the data
-            continue
-        parts.append("{" + inner if first else "," + inner)
-        first = False
-        parts.append(_encode_str(_key(k)))
-        parts.append(": ")
-        _dump(v, inner, parts)
-    parts.append("{}" if first else nl + "}")
-
+def dumps_data(obj) -> str:
+    """The site's JSON of a model or of plain data, compact and deterministic (keys sorted):
+    `json.dumps(plain(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)`
+    whenever no chart sits directly in a mapping (models hold charts as fields, which are left
+    out; a chart anywhere else is written as its key), made by json's C encoder in one pass."""
+    return _DATA_ENCODER.encode(obj)

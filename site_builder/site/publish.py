@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .models import NavFamily, dumps_indented
+from .models import NavFamily, dumps_data
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class SiteContext:
 
 
 def to_json(obj) -> bytes:
-    text = dumps_indented(obj)  # = json.dumps(plain(obj), sort_keys=True, indent=1, ensure_ascii=False, default=str)
+    text = dumps_data(obj)
     # Record text stays data even when a page or script inlines this JSON: no < > & in it.
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return (text + "\n").encode()

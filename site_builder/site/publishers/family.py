@@ -4,6 +4,8 @@ cohort's history file) and CSV twins."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...derive.entries import Entry, usable
 from ...derive.floors import bytes_moved
 from ...derive.index import SiteIndex
@@ -24,8 +26,14 @@ def publish(index: SiteIndex, site: SiteContext):
         model = family_page(index, family)
         yield Page(urls.family(fid), "family.html", {"f": model},
                    tuple(c[k] for c in model.charts for k in ("chart", "relative")))
-        yield Data(urls.family_json(fid), to_json(model))
+        yield Data(urls.family_json(fid), to_json(family_data(model)))
         yield Data(urls.family_csv(fid), family_csv(model))
+
+
+def family_data(page: FamilyPage) -> FamilyPage:
+    """The page's model as its JSON holds it: each chart's figures, not its drawing."""
+    return replace(page, charts=[{k: v for k, v in c.items() if not isinstance(v, charts.Chart)}
+                                 for c in page.charts])
 
 
 def family_csv(page: FamilyPage) -> bytes:

@@ -142,13 +142,16 @@ def test_the_shape_finder_answers_from_the_url_and_without_javascript(served_sit
     site, base = served_site
     page, watch = new_page(viewport=VIEWPORTS[where])
     _open(page, base + "shape.html")
-    data = json.loads(page.locator("#finder-data").text_content())
+    listed = json.loads(page.locator("#finder-data").text_content())  # the families; their data loads on demand
+    data = [json.loads((site / f["json_url"]).read_text(encoding="utf-8")) for f in listed]
+    assert [f["id"] for f in data] == [f["id"] for f in listed]
     fam = next(f for f in data if len(f["rows"]) >= 3)
     dtype = fam["rows"][0]["dtype"]
     rows = [r for r in fam["rows"] if r["dtype"] == dtype]
     want = {a: max(1, int(v * 1.3)) for a, v in rows[0]["sizes"].items()}  # a shape nobody measured
     query = "&".join([f"family={fam['id']}", f"dtype={dtype}", *(f"{a}={v}" for a, v in want.items()), "k=3"])
     _open(page, base + "shape.html?" + query)
+    page.wait_for_selector("#finder-table")  # after the family's data has loaded
     table = page.locator("#finder-table")
     assert table.count() == 1
     shown = page.locator("#finder-table tbody tr td:first-child").all_inner_texts()
@@ -164,14 +167,25 @@ def test_the_shape_finder_answers_from_the_url_and_without_javascript(served_sit
     page.locator("#finder-h").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / f"shape-finder-{where}.png"))
     assert not watch.problems
-    # without JavaScript: the per-shape winners are a table for every family, and the CSV exists
+    # choosing another family loads its data and offers its axes
+    other = next((f for f in data if f["id"] != fam["id"]), None)
+    if other is not None:
+        page.locator("#finder select[name=family]").select_option(other["id"])
+        page.wait_for_function(f"document.querySelectorAll('#finder-axes input').length === {len(other['axes'])}")
+    # without JavaScript: the finder page links every family's table of per-shape winners (a page
+    # of its own, so the finder stays small), and the CSV exists
     page, _ = new_page(viewport=VIEWPORTS[where], java_script_enabled=False)
     _open(page, base + "shape.html")
     assert page.locator("#finder").is_hidden()
+    link = page.locator(f"#winners-{fam['id']} a[href$='{fam['url']}']")
+    assert link.count() == 1
+    link.click()
+    page.wait_for_load_state()
+    assert page.url.endswith(fam["url"])
     table = page.locator(f"#winners-{fam['id']} table.winners tbody tr")
     assert table.count() == len(fam["rows"])
-    csv_link = page.locator(f"#winners-{fam['id']} a[href$='.csv']").first.get_attribute("href")
-    assert (site / csv_link).is_file()
+    csv_link = page.locator("a[href$='.csv']").first.get_attribute("href")
+    assert (site / fam["url"]).parent.joinpath(csv_link).resolve().is_file()
 
 
 def test_the_404_page_is_styled_and_its_links_work_at_any_depth(served_site, new_page):

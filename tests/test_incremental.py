@@ -85,7 +85,10 @@ def test_incremental_equals_full_over_a_sequence_of_edits(tree, tmp_path):
 def test_a_corrupt_cache_is_ignored(tree, tmp_path):
     site, cache = tmp_path / "site", tmp_path / "cache"
     build(tree, site, cache=cache)
-    (cache / "records.pickle").write_bytes(b"not a pickle")
+    parsed = sorted((cache / "parsed").glob("*.pickle"))
+    assert parsed, "the cache holds every record file parsed"
+    parsed[0].write_bytes(b"not a pickle")  # read again from its file
+    parsed[1].write_bytes(parsed[1].read_bytes()[:20])  # truncated
     (cache / "manifest.json").write_text("{", encoding="utf-8")
     for svg in (cache / "charts").glob("*.svg"):
         svg.write_text("", encoding="utf-8")  # an emptied chart is rendered again

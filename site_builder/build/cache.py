@@ -1,7 +1,8 @@
 """The build cache: a folder the build may delete at any time (default `.kernel-records-cache/`
 beside the output folder; git-ignored). It holds
 
-- `records.pickle`: every record file parsed and validated, by the hash of its bytes;
+- `parsed/`: every record file parsed and validated, one pickle per file, named by the hash of
+  its bytes (a build writes only the new ones and removes those no record has any more);
 - `charts/`: rendered chart SVGs, one file per spec hash;
 - `manifest.json`: what the last build wrote: the input fingerprint, and per output file its
   content hash, its size and modification time, and the key of the page inputs it came from.
@@ -19,8 +20,10 @@ import shutil
 from functools import lru_cache
 from pathlib import Path
 
-FORMAT = 2  # the layout of this folder
+FORMAT = 3  # the layout of this folder
 DEFAULT_NAME = ".kernel-records-cache"
+#: What a cache of another version may hold (`records.pickle`: format 2's parsed records).
+FOREIGN = ("manifest.json", "records.pickle", "parsed", "charts")
 
 
 @lru_cache(maxsize=1)
@@ -68,12 +71,54 @@ class ChartStore:
             _atomic(self.folder / f"{key}.svg", svg.encode("utf-8"))
 
 
+class ParsedRecords:
+    """Record files parsed and validated, by (kind, sha of the file's bytes) -> (Document, record):
+    as `records.load.load_catalog` reads and adds them. Each is a pickle of its own in `folder`
+    (none: in memory only), read when asked for; `save` writes the new ones."""
+
+    def __init__(self, folder: Path | None):
+        self.folder = folder
+        self.added: dict[tuple, tuple] = {}
+
+    def _path(self, key: tuple) -> Path:
+        kind, sha = key
+        return self.folder / f"{kind}-{sha}.pickle"
+
+    def get(self, key: tuple):
+        if key in self.added:
+            return self.added[key]
+        if self.folder is None:
+            return None
+        try:
+            with open(self._path(key), "rb") as handle:
+                stored, value = pickle.load(handle)
+        except Exception:  # missing, truncated or not ours: parse the file again
+            return None
+        return value if stored == version() else None
+
+    def __setitem__(self, key: tuple, value: tuple) -> None:
+        self.added[key] = value
+
+    def save(self, used: set) -> None:
+        """Write the records added and used; remove the files of records no longer used."""
+        if self.folder is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for key, value in self.added.items():
+            if key in used:
+                _atomic(self._path(key), pickle.dumps((version(), value), protocol=pickle.HIGHEST_PROTOCOL))
+        keep = {self._path(key).name for key in used}
+        for name in os.listdir(self.folder):
+            if name not in keep:
+                (self.folder / name).unlink(missing_ok=True)
+
+
 class Cache:
     """A build cache in `folder`, or none (`folder` None): then every build is a full one."""
 
     def __init__(self, folder: Path | None):
         self.folder = Path(folder) if folder else None
-        self._parsed: dict | None = None  # (kind, sha of the file's bytes) -> (Document, record)
+        self.parsed = ParsedRecords(self.folder / "parsed" if self.folder else None)
         self.used: set = set()  # the keys of `parsed` this build read
         self.manifest: dict = {}
         self.charts = ChartStore(self.folder / "charts" if self.folder else None)
@@ -85,26 +130,14 @@ class Cache:
             manifest = None
         if manifest is not None and manifest.get("version") == version():
             self.manifest = manifest
-        elif manifest is not None or (self.folder / "charts").is_dir():
+        elif manifest is not None or any((self.folder / name).exists() for name in FOREIGN):
             # written by another engine: its parsed records and charts may not be ours to reuse
-            for name in ("records.pickle", "manifest.json"):
-                (self.folder / name).unlink(missing_ok=True)
-            shutil.rmtree(self.folder / "charts", ignore_errors=True)
-
-    @property
-    def parsed(self) -> dict:
-        """The parsed records of earlier builds, read on first use (a no-change build never does)."""
-        if self._parsed is None:
-            self._parsed = {}
-            if self.folder is not None:
-                try:
-                    with open(self.folder / "records.pickle", "rb") as handle:
-                        data = pickle.load(handle)
-                    if data.get("version") == version():
-                        self._parsed = data["parsed"]
-                except Exception:  # missing, truncated or from another version: start afresh
-                    self._parsed = {}
-        return self._parsed
+            for name in FOREIGN:
+                path = self.folder / name
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
 
     @property
     def enabled(self) -> bool:
@@ -120,9 +153,7 @@ class Cache:
         if self.folder is None:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
-        parsed = {k: v for k, v in self.parsed.items() if k in used_records}
-        _atomic(self.folder / "records.pickle",
-                pickle.dumps({"version": version(), "parsed": parsed}, protocol=pickle.HIGHEST_PROTOCOL))
+        self.parsed.save(used_records)
         manifest = {"version": version(), "out": str(Path(out).resolve()), "fingerprint": fingerprint,
                     "files": files, **more}
         _atomic(self.folder / "manifest.json", json.dumps(manifest, sort_keys=True).encode())

@@ -62,6 +62,8 @@ def render_pages(pages: list, nav, jobs: int) -> list[bytes]:
     try:
         fork = "fork" in multiprocessing.get_all_start_methods()
         if jobs > 1 and fork and len(pages) >= POOL_FROM:
+            for name in env.list_templates(filter_func=lambda n: n.endswith((".html", ".xml"))):
+                env.get_template(name)  # compiled once here, not once in every worker
             with multiprocessing.get_context("fork").Pool(min(jobs, os.cpu_count() or 1)) as pool:
                 return pool.map(_render_one, range(len(pages)), chunksize=max(1, len(pages) // (8 * jobs)))
         return [_render_one(i) for i in range(len(pages))]

@@ -87,12 +87,16 @@ def _build(records: Path, out: Path, cache, jobs) -> BuildReport:
     clock("start")
     files, keys, warnings, (rendered, templated), charts = _render(records, kernels, store, previous,
                                                                    jobs or jobs_default(), clock)
-    stats = write_site(files, out)
-    clock("write")
-    store.save(out, stamp, {p: {"sha": keys[p], "stat": list(stats[p])} for p in files},
-               used_records=store.used, templated=templated,
-               warnings=[[w.path, w.line, w.message, w.fix, w.severity] for w in warnings])
-    clock("cache")
+
+    def save(stats):  # while the old site is removed
+        clock("write")
+        store.save(out, stamp, {p: {"sha": keys[p], "stat": list(stats[p])} for p in files},
+                   used_records=store.used, templated=templated,
+                   warnings=[[w.path, w.line, w.message, w.fix, w.severity] for w in warnings])
+        clock("cache")
+
+    write_site(files, out, meanwhile=save)
+    clock("removed")
     PHASES.clear()
     PHASES.update(clock.seconds)
     html = sum(p.endswith(".html") for p in files)
@@ -120,7 +124,7 @@ def _render(records: Path, kernels: Path, store: Cache, previous: dict, jobs: in
 
 
 def _render_all(records: Path, kernels: Path, store: Cache, previous: dict, jobs: int, clock: "_Clock"):
-    catalog = load_catalog(records, parsed=store.parsed)
+    catalog = load_catalog(records, parsed=store.parsed if store.enabled else None)
     clock("load")
     store.used = set(catalog.parsed_keys)
     index = derive(catalog)

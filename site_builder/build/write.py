@@ -16,6 +16,7 @@ import ctypes
 import os
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 from ..errors import UserError
@@ -127,15 +128,17 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def write_site(files: dict, out: Path) -> dict[str, tuple[int, int]]:
+def write_site(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]:
     """Write `files` (path -> bytes, or REUSE for a file of the current site) as the site in
     `out`. Returns each file's (size, mtime_ns) as written. Takes the lock unless the caller
-    holds it (`build` does, for the whole build)."""
+    holds it (`build` does, for the whole build). `meanwhile(stats)`, when given, is called once
+    the new site is in place, while the old one is being removed (removing a few hundred
+    folders takes a while on some file systems)."""
     out = Path(out).resolve()
     if getattr(_held, "out", None) == out:
-        return _write(files, out)
+        return _write(files, out, meanwhile)
     with site_lock(out):
-        return _write(files, out)
+        return _write(files, out, meanwhile)
 
 
 class _Held:
@@ -157,7 +160,7 @@ def holding(out: Path):
             _held.out = None
 
 
-def _write(files: dict, out: Path) -> dict[str, tuple[int, int]]:
+def _write(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]:
     _step("locked")
     _recover(out)
     _step("cleaned")
@@ -198,6 +201,12 @@ def _write(files: dict, out: Path) -> dict[str, tuple[int, int]]:
         if old.exists() and not out.exists():
             os.replace(old, out)
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    remover = threading.Thread(target=shutil.rmtree, args=(old,), kwargs={"ignore_errors": True})
+    remover.start()
+    try:
+        if meanwhile is not None:
+            meanwhile(stats)
+    finally:
+        remover.join()
     _step("removed")
     return stats

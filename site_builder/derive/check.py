@@ -74,6 +74,8 @@ def record_warnings(catalog: Catalog, entries: list[Entry], records: Path,
 
     out: list[Problem] = []
     code: dict[str, dict] = {}
+    hashes: dict[tuple, str] = {}  # the current hash of each registered source set
+    has_kernels = kernels.is_dir()
     run_shown: dict[str, str | None] = {}  # per run file: its path as shown, None when not wanted
     for e in entries:
         if e.lr.path not in run_shown:
@@ -82,15 +84,16 @@ def record_warnings(catalog: Catalog, entries: list[Entry], records: Path,
         shown = run_shown[e.lr.path]
         if shown is None:
             continue
-        line = e.lr.doc.line_of(("results", e.index))
-        out.extend(_floor_warning(e, shown, line))
-        if e.superseded_by is not None:
-            continue
-        out.extend(_version_warning(e, shown, line, catalog))
-        if e.run.trust == "measured" and kernels.is_dir():
-            if e.family.id not in code:
-                code[e.family.id] = registered(kernels, e.family.id)
-            out.extend(_hash_warning(e, shown, code[e.family.id], kernels))
+        found = _floor_warning(e)
+        if e.superseded_by is None:
+            found += _version_warning(e, catalog)
+            if e.run.trust == "measured" and has_kernels:
+                if e.family.id not in code:
+                    code[e.family.id] = registered(kernels, e.family.id)
+                found += _hash_warning(e, code[e.family.id], kernels, hashes)
+        # the line is looked up only for a warning: finding it reads the file's structure again
+        out.extend(Problem(shown, e.lr.doc.line_of(("results", e.index, *at)), message, fix, "warning")
+                   for at, message, fix in found)
     files = [p for p in record_files(records) if wanted(p)]
     out.extend(placeholder_warnings(records, files))
     out.extend(schema_line_warnings(records, files))
@@ -130,20 +133,21 @@ def placeholder_warnings(records: Path, files=None) -> list[Problem]:
     return out
 
 
-def _floor_warning(e: Entry, shown: str, line: int) -> list[Problem]:
+# Each check below returns its warnings about one result as (where in the result, message, fix).
+
+def _floor_warning(e: Entry) -> list[tuple]:
     if e.result.status != "ok" or e.time_us is None or e.time_us >= e.floor.us:
         return []
     clock = "device" if e.run.protocol.clock == "device" else "end-to-end"
-    return [Problem(
-        shown, line,
+    return [(
+        (),
         f"{e.implementation.id} on {e.workload.id}: {clock} time {e.time_us:.3g} µs is below the "
         f"floor of {e.floor.us:.3g} µs on {e.hardware.id} ({e.floor.bytes:,} bytes at "
         f"{e.floor.bandwidth_gbps:,.0f} GB/s); it is not ranked",
-        "check the unit (µs, not ms), the workload and the hardware of this result",
-        "warning")]
+        "check the unit (µs, not ms), the workload and the hardware of this result")]
 
 
-def _version_warning(e: Entry, shown: str, line: int, catalog: Catalog) -> list[Problem]:
+def _version_warning(e: Entry, catalog: Catalog) -> list[tuple]:
     impl = e.implementation
     if impl.version is None:
         return []
@@ -152,46 +156,45 @@ def _version_warning(e: Entry, shown: str, line: int, catalog: Catalog) -> list[
     for name in _package_names(impl):
         used = packages.get(_norm(name))
         if used is not None and used != impl.version:
-            return [Problem(
-                shown, line,
+            return [(
+                (),
                 f"{impl.id} on {e.workload.id} ran {name} {used}, but "
                 f"{catalog_path(catalog, impl.id)} describes version {impl.version}",
-                f"re-run it with {name} {impl.version}, or keep it as history: a newer run supersedes it",
-                "warning")]
+                f"re-run it with {name} {impl.version}, or keep it as history: a newer run supersedes it")]
     if impl.released is not None and e.run.observed_at.date() < impl.released:
-        return [Problem(
-            shown, line,
+        return [(
+            (),
             f"{impl.id} on {e.workload.id} was observed on {e.run.observed_at.date()}, before "
             f"version {impl.version} was released ({impl.released})",
-            f"re-run it with version {impl.version}, or add a newer run that supersedes it",
-            "warning")]
+            f"re-run it with version {impl.version}, or add a newer run that supersedes it")]
     return []
 
 
-def _hash_warning(e: Entry, shown: str, code: dict, kernels: Path) -> list[Problem]:
+def _hash_warning(e: Entry, code: dict, kernels: Path, hashes: dict) -> list[tuple]:
     r = e.result
-    line = e.lr.doc.line_of(("results", e.index, "kernel_sha"))
     entry = code.get(r.implementation)
     if entry is None:
         if r.status == "not-installed":
             return []
-        return [Problem(
-            shown, line,
+        return [(
+            ("kernel_sha",),
             f"measured result for {r.implementation!r}, which no code in "
             f"{kernels.name}/{e.family.id.replace('-', '_')}/ registers",
             f"register it with @register({r.implementation!r}) in the family's kernels package, "
-            "or remove the result",
-            "warning")]
-    if not r.kernel_sha or not all(p.is_file() for p in entry.sources):
+            "or remove the result")]
+    if not r.kernel_sha:
         return []
-    current = sha_of(entry.sources)
+    if entry.sources not in hashes:
+        hashes[entry.sources] = sha_of(entry.sources) if all(p.is_file() for p in entry.sources) else ""
+    current = hashes[entry.sources]
+    if not current:
+        return []
     if not (current.startswith(r.kernel_sha) or r.kernel_sha.startswith(current)):
-        return [Problem(
-            shown, line,
+        return [(
+            ("kernel_sha",),
             f"stale kernel hash: {r.implementation} on {r.workload} was measured with source "
             f"{r.kernel_sha}, the code in {entry.module.name} now hashes to {current}",
-            "run `kernel-records run` again to measure the current code; this record stays as history",
-            "warning")]
+            "run `kernel-records run` again to measure the current code; this record stays as history")]
     return []
 
 

@@ -74,6 +74,14 @@ class Entry:
 
 def build_entries(catalog: Catalog) -> list[Entry]:
     entries: list[Entry] = []
+    floors: dict[tuple, Floor] = {}  # a floor depends on these only: computed once for all runs
+
+    def floor_of(family, workload, hardware, copy_bw=None, launch=None) -> Floor:
+        key = (family.id, workload.id, hardware.id, copy_bw, launch)
+        if key not in floors:
+            floors[key] = floor(family, workload, hardware, copy_bw, launch)
+        return floors[key]
+
     for lr in catalog.runs:
         run = lr.run
         family = catalog.families[run.family]
@@ -87,8 +95,8 @@ def build_entries(catalog: Catalog) -> list[Entry]:
             entry = Entry(
                 lr=lr, index=i, result=result, family=family, workload=workload,
                 hardware=hardware, implementation=catalog.implementations[result.implementation],
-                floor=floor(family, workload, hardware),
-                measured_floor=floor(family, workload, hardware, copy_bw, launch) if copy_bw else None,
+                floor=floor_of(family, workload, hardware),
+                measured_floor=floor_of(family, workload, hardware, copy_bw, launch) if copy_bw else None,
                 stat=getattr(result, clock),
             )
             entry.reasons.extend(_ineligible(entry))

@@ -26,9 +26,18 @@ class YamlProblem(Exception):
 @dataclass
 class Document:
     data: object
-    lines: dict[tuple, int] = field(default_factory=dict)
     #: (line, message, fix) of what was cleaned on reading: control characters of captured output
     warnings: list[tuple[int, str, str]] = field(default_factory=list)
+    text: str | None = field(default=None, repr=False)  # the text it was read from
+    _lines: dict[tuple, int] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def lines(self) -> dict[tuple, int]:
+        """The line of every value, by its path (("results", 3, "device_us")); found from the text
+        when first asked for (a message or warning about the file), not on every read."""
+        if self._lines is None:
+            self._lines = line_map(self.text) if self.text is not None else {}
+        return self._lines
 
     def line_of(self, loc: tuple) -> int:
         """The line of the deepest known prefix of `loc` (1 for the document itself)."""
@@ -170,9 +179,38 @@ def parse(text: str) -> Document:
         loader.dispose()
     if node is None:
         raise YamlProblem(1, "the file is empty", "write the record, or delete the file")
-    doc = Document(data=None)
+    doc = Document(data=None, text=text)
     doc.data = _walk(node, (), doc, loader, 0)
     return doc
+
+
+def line_map(text: str) -> dict[tuple, int]:
+    """The line of every value of a document `parse` has read, by its path: the node's first line,
+    and for a mapping's value the line of its key."""
+    fast = CLoader is not None and not _FAST_REFUSES.search(text)
+    loader = (CLoader if fast else _Loader)(text)
+    try:
+        node = loader.get_single_node()
+        lines: dict[tuple, int] = {}
+        if node is not None:
+            _lines_of(node, (), lines, loader)
+        return lines
+    finally:
+        loader.dispose()
+
+
+def _lines_of(node, path: tuple, lines: dict, loader) -> None:
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = _scalar(key_node, loader)
+            if not isinstance(key, (str, int)):
+                key = str(key)
+            lines[path + (key,)] = key_node.start_mark.line + 1
+            _lines_of(value_node, path + (key,), lines, loader)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _lines_of(item, path + (i,), lines, loader)
 
 
 #: What sends a file to the checked path: an anchor (`&`), alias (`*`) or tag (`!`) where a node
@@ -195,9 +233,9 @@ def _fast(text: str) -> Document | None:
         node = loader.get_single_node()
         if node is None:
             return None
-        doc = Document(data=None)
+        doc = Document(data=None, text=text)
         counter = [0]
-        doc.data = _walk(node, (), doc, loader, 0, counter)
+        doc.data = _walk(node, (), doc, loader, 0, counter, controls="\\" in text or bool(CONTROL.search(text)))
         return doc
     except Exception:  # anything unusual: the checked path reads it again and says what is wrong
         return None
@@ -230,7 +268,10 @@ _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool",
                                                     "seq", "map")}
 
 
-def _walk(node, path: tuple, doc: Document, loader, depth: int, counter: list | None = None):
+def _walk(node, path: tuple, doc: Document, loader, depth: int, counter: list | None = None,
+          controls: bool = True):
+    """The value of `node`, checked. `controls`: whether a value may hold a control character
+    (False when the text has none and no backslash escape that could make one)."""
     line = node.start_mark.line + 1
     if counter is not None:  # the fast path counts here what _Loader counts as it composes
         counter[0] += 1
@@ -240,7 +281,6 @@ def _walk(node, path: tuple, doc: Document, loader, depth: int, counter: list | 
     if depth > MAX_DEPTH:
         raise YamlProblem(line, "the document is nested too deeply",
                           f"records nest at most {MAX_DEPTH} levels")
-    doc.lines.setdefault(path, line)
     if node.tag not in _PLAIN_TAGS:
         raise YamlProblem(line, f"YAML tag `{node.tag.replace('tag:yaml.org,2002:', '!!')}` is not allowed",
                           "remove the tag: records hold plain strings, numbers, booleans, dates, "
@@ -254,7 +294,7 @@ def _walk(node, path: tuple, doc: Document, loader, depth: int, counter: list | 
             if not isinstance(key_node, yaml.ScalarNode):
                 raise YamlProblem(key_node.start_mark.line + 1, "a mapping key must be plain text",
                                   "use a simple name as the key")
-            if CONTROL.search(key_node.value):
+            if controls and CONTROL.search(key_node.value):
                 raise YamlProblem(key_node.start_mark.line + 1, "a key contains the control character "
                                   f"U+{ord(CONTROL.search(key_node.value).group()):04X}",
                                   "remove it: keys are plain names")
@@ -264,18 +304,19 @@ def _walk(node, path: tuple, doc: Document, loader, depth: int, counter: list | 
             if key in out:
                 raise YamlProblem(key_node.start_mark.line + 1, f"duplicate key `{key}`",
                                   "keep one of the two entries; YAML would silently drop the first")
-            doc.lines[path + (key,)] = key_node.start_mark.line + 1
-            out[key] = _walk(value_node, path + (key,), doc, loader, depth + 1, counter)
+            out[key] = _walk(value_node, path + (key,), doc, loader, depth + 1, counter, controls)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_walk(item, path + (i,), doc, loader, depth + 1, counter) for i, item in enumerate(node.value)]
-    if CONTROL.search(node.value) and path and path[-1] in CAPTURED_FIELDS and node.tag.endswith(":str"):
+        return [_walk(item, path + (i,), doc, loader, depth + 1, counter, controls)
+                for i, item in enumerate(node.value)]
+    bad = CONTROL.search(node.value) if controls else None
+    if bad and path and path[-1] in CAPTURED_FIELDS and node.tag.endswith(":str"):
         value = CONTROL.sub("", _ANSI.sub("", loader.construct_object(node)))
         doc.warnings.append((line, f"control characters removed from `{path[-1]}` (captured output)",
                              "nothing to do; write the text without terminal colour codes"))
         return value
-    if CONTROL.search(node.value):
-        char = CONTROL.search(node.value).group()
+    if bad:
+        char = bad.group()
         raise YamlProblem(line, f"text contains the control character U+{ord(char):04X}",
                           "remove it: text fields hold printable characters, newlines and tabs only")
     try:

@@ -26,8 +26,24 @@ TEMPLATES = _templates()
 ASSETS = TEMPLATES / "assets"
 
 
+class _Environment(jinja2.Environment):
+    """Jinja's environment, reading a key of a plain dict (the rows of every model) without first
+    trying, and failing, an attribute of that name: the same value, and no exception per lookup."""
+
+    def getattr(self, obj, attribute):
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:  # else the attribute wins, as in Jinja
+            try:
+                return obj[attribute]
+            except (KeyError, TypeError):
+                pass
+        return super().getattr(obj, attribute)
+
+
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+    env = _Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=jinja2.select_autoescape(["html", "xml"], default=True),
         undefined=jinja2.StrictUndefined,
@@ -43,7 +59,8 @@ def _clean(value):
     """Every value a template prints: control characters and terminal escapes removed (text
     captured from a process may carry colour codes), its type (Markup or str) kept."""
     if isinstance(value, str):
-        return type(value)(clean(value)) if isinstance(value, Markup) else clean(value)
+        cleaned = clean(value)
+        return value if cleaned is value else type(value)(cleaned) if isinstance(value, Markup) else cleaned
     return value
 
 

@@ -114,6 +114,21 @@ def asset(name: str) -> str:
 SHAPE_FINDER = "shape.html"
 
 
+def shape_family(fid: str) -> str:
+    """The per-shape winners of one family, as a table (the shape finder without JavaScript)."""
+    return f"shape/{fid}.html"
+
+
+def shape_data(fid: str) -> str:
+    """What the shape finder knows of one family, as JSON."""
+    return f"shape/{fid}.json"
+
+
+def shape_script(fid: str) -> str:
+    """The same data as a script the finder loads (a script loads from file://, a fetch does not)."""
+    return f"shape/{fid}.js"
+
+
 def winner_map_csv(fid: str, hid: str) -> str:
     """The per-shape winners of a family on one GPU, as CSV (the "winner map")."""
     return f"families/{fid}-winners-{hid}.csv"

@@ -21,21 +21,58 @@ TRUST_NOTE = {
 }
 
 
+class _ByIdentity:
+    """A memo of a function of frozen record objects, keyed by their identity: the objects are
+    kept with the value, so an id is never reused while its entry lives (cleared when full)."""
+
+    def __init__(self, fn, limit: int = 10_000):
+        self.fn, self.limit, self.memo = fn, limit, {}
+
+    def __call__(self, *objs):
+        key = tuple(map(id, objs))
+        hit = self.memo.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], objs)):
+            return hit[1]
+        if len(self.memo) >= self.limit:
+            self.memo.clear()
+        value = self.fn(*objs)
+        self.memo[key] = (objs, value)
+        return value
+
+
+def _names_kinds(family: Family) -> bool:
+    return any(w.kind != "forward" for w in family.workloads)
+
+
+_names_kinds_of = _ByIdentity(_names_kinds)
+
+
 def names_kinds(family: Family) -> bool:
     """Whether pages name the workload kind: only in a family with a non-forward workload."""
-    return any(w.kind != "forward" for w in family.workloads)
+    return _names_kinds_of(family)
+
+
+def _workload_label(family: Family, w: Workload) -> str:
+    parts = [f"{a} = {w.sizes[a]}" for a in family.semantics.axes if a in w.sizes]
+    return _with_kind(family, w, " · ".join([*parts, DTYPE_SHORT.get(w.dtype, w.dtype)]))
+
+
+def _workload_title(family: Family, w: Workload) -> str:
+    return _with_kind(family, w, w.label) if w.label else workload_label(family, w)
+
+
+_labels, _titles = _ByIdentity(_workload_label), _ByIdentity(_workload_title)
 
 
 def workload_label(family: Family, w: Workload) -> str:
     """The workload's sizes and dtype; plus its kind (forward, backward, forward+backward) in a
     family that has more than forward workloads."""
-    parts = [f"{a} = {w.sizes[a]}" for a in family.semantics.axes if a in w.sizes]
-    return _with_kind(family, w, " · ".join([*parts, DTYPE_SHORT.get(w.dtype, w.dtype)]))
+    return _labels(family, w)
 
 
 def workload_title(family: Family, w: Workload) -> str:
     """The workload as headings name it: its own label when it has one, else `workload_label`."""
-    return _with_kind(family, w, w.label) if w.label else workload_label(family, w)
+    return _titles(family, w)
 
 
 def _with_kind(family: Family, w: Workload, text: str) -> str:
@@ -55,35 +92,53 @@ def workload_view(family: Family, w: Workload, bytes_moved: int) -> dict:
 
 
 def entry_url(e: Entry) -> str:
-    return urls.anchored(urls.run_of(e.lr), e.anchor)
+    return urls.anchored(_run_part(e.lr)["run_url"], e.anchor)
+
+
+def _impl_part(impl) -> dict:
+    return {"name": impl.name, "project": impl.project, "language": impl.language, "license": impl.license,
+            "install": impl.install, "installable": bool(impl.install), "usable": usable(impl),
+            "source_url": impl.source_url, "implementation_url": urls.implementation(impl.id)}
+
+
+def _run_part(lr) -> dict:
+    run = lr.run
+    return {"protocol": run.protocol.id, "clock": run.protocol.clock, "trust": run.trust,
+            "trust_label": TRUST_LABEL[run.trust], "trust_note": TRUST_NOTE[run.trust],
+            "observed": run.observed_at.date().isoformat(), "run_url": urls.run_of(lr), "run_id": lr.id}
+
+
+_impl_part, _run_part = _ByIdentity(_impl_part), _ByIdentity(_run_part)
 
 
 def entry_view(e: Entry, first: Entry | None = None, baseline: Entry | None = None) -> dict:
     r, impl = e.result, e.implementation
     stat = e.stat
+    im, rn = _impl_part(impl), _run_part(e.lr)
+    time_us = e.time_us
     return {
-        "implementation": impl.id, "name": impl.name, "project": impl.project,
-        "language": impl.language, "license": impl.license, "install": impl.install,
-        "installable": bool(impl.install), "usable": usable(impl), "source_url": impl.source_url,
-        "implementation_url": urls.implementation(impl.id),
+        "implementation": impl.id, "name": im["name"], "project": im["project"],
+        "language": im["language"], "license": im["license"], "install": im["install"],
+        "installable": im["installable"], "usable": im["usable"], "source_url": im["source_url"],
+        "implementation_url": im["implementation_url"],
         "baseline": impl.id == e.family.baseline, "exact": r.exact,
         "workload": e.workload.id, "hardware": e.hardware.id, "hardware_name": e.hardware.name,
-        "protocol": e.run.protocol.id, "clock": e.run.protocol.clock,
+        "protocol": rn["protocol"], "clock": rn["clock"],
         "status": r.status, "error": r.error, "note": r.note, "reasons": list(e.reasons),
-        "time_us": e.time_us,
+        "time_us": time_us,
         "p20_us": stat.p20 if stat else None, "p80_us": stat.p80 if stat else None,
         "samples": stat.samples if stat else None,
         "device_us": r.device_us.median if r.device_us else None,
         "e2e_us": r.e2e_us.median if r.e2e_us else None,
-        "trust": e.run.trust, "trust_label": TRUST_LABEL[e.run.trust], "trust_note": TRUST_NOTE[e.run.trust],
-        "observed": e.observed.date().isoformat(),
-        "run_url": entry_url(e), "run_id": e.lr.id,
+        "trust": rn["trust"], "trust_label": rn["trust_label"], "trust_note": rn["trust_note"],
+        "observed": rn["observed"],
+        "run_url": urls.anchored(rn["run_url"], e.anchor), "run_id": rn["run_id"],
         "max_rel_error": r.correctness.max_rel_error if r.correctness else None,
-        "ratio_to_first": (e.time_us / first.time_us) if (first and e.time_us and e.eligible) else None,
-        "speedup_vs_baseline": (baseline.time_us / e.time_us)
-        if (baseline and e.time_us and baseline.time_us) else None,
-        "floor_fraction": (e.floor.us / e.time_us) if e.time_us else None,
-        "measured_floor_fraction": (e.measured_floor.us / e.time_us) if (e.measured_floor and e.time_us) else None,
+        "ratio_to_first": (time_us / first.time_us) if (first and time_us and e.eligible) else None,
+        "speedup_vs_baseline": (baseline.time_us / time_us)
+        if (baseline and time_us and baseline.time_us) else None,
+        "floor_fraction": (e.floor.us / time_us) if time_us else None,
+        "measured_floor_fraction": (e.measured_floor.us / time_us) if (e.measured_floor and time_us) else None,
         "superseded_by": entry_url(e.superseded_by) if e.superseded_by else None,
         "eligible": e.eligible,
     }

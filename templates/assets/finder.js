@@ -1,14 +1,27 @@
-// "Which kernel for my shape": reads the page's JSON (#finder-data), the state lives in the URL
-// query (?family=…&dtype=…&<axis>=…&k=…). Nearest measured workloads by Euclidean distance of
-// log2 sizes over the family's axes; for each GPU and protocol, the winner of the nearest and
-// whether it also wins at every neighbour.
+// "Which kernel for my shape": the page lists the families (#finder-data); the chosen family's
+// winners are loaded from its script (shape/<family>.js, the same data as shape/<family>.json:
+// a script loads from file://, a fetch does not). The state lives in the URL query
+// (?family=…&dtype=…&<axis>=…&k=…). Nearest measured workloads by Euclidean distance of log2
+// sizes over the family's axes; for each GPU and protocol, the winner of the nearest and whether
+// it also wins at every neighbour.
 (function () {
-  var data = JSON.parse(document.getElementById("finder-data").textContent);
+  var families = JSON.parse(document.getElementById("finder-data").textContent);
   var form = document.getElementById("finder"), answer = document.getElementById("finder-answer");
   var axesBox = document.getElementById("finder-axes");
   var root = document.documentElement.dataset.root || "";
+  var loaded = window.KR_FINDER = window.KR_FINDER || {};
+  if (!families.length) return;
   form.hidden = false;
-  function fam(id) { return data.find(function (f) { return f.id === id; }) || data[0]; }
+  function meta(id) { return families.find(function (f) { return f.id === id; }) || families[0]; }
+  function withFamily(id, then) {
+    var m = meta(id);
+    if (loaded[m.id]) { then(loaded[m.id]); return; }
+    var s = document.createElement("script");
+    s.src = root + m.script_url;
+    s.onload = function () { if (loaded[m.id]) then(loaded[m.id]); };
+    s.onerror = function () { answer.textContent = "The winners of " + m.title + " could not be loaded; see its table."; };
+    document.head.appendChild(s);
+  }
   function el(tag, text, cls) { var e = document.createElement(tag); if (text != null) e.textContent = text; if (cls) e.className = cls; return e; }
   function us(v) { return v == null ? "—" : v >= 1000 ? Math.round(v).toLocaleString("en") + " µs" : v >= 100 ? v.toFixed(1) + " µs" : v >= 10 ? v.toFixed(2) + " µs" : v.toFixed(3) + " µs"; }
   function fields(f, q) {
@@ -29,8 +42,9 @@
     axes.forEach(function (x) { if (a[x] > 0 && b[x] > 0) { var d = Math.log2(a[x]) - Math.log2(b[x]); s += d * d; n++; } });
     return n ? Math.sqrt(s) : Infinity;
   }
-  function show(q) {
-    var f = fam(q.get("family")); form.family.value = f.id; fields(f, q);
+  function show(q) { withFamily(q.get("family"), function (f) { answerFor(f, q); }); }
+  function answerFor(f, q) {
+    form.family.value = f.id; fields(f, q);
     if (!q.get("family")) { answer.innerHTML = ""; return; }
     var want = {}; f.axes.forEach(function (a) { want[a] = Number(form["axis-" + a].value); });
     var k = Math.max(1, Math.min(12, Number(q.get("k")) || 4)); form.k.value = k;
@@ -77,15 +91,19 @@
     });
     t.appendChild(tb); wrap.appendChild(t); answer.appendChild(wrap);
   }
-  form.family.addEventListener("change", function () { fields(fam(form.family.value), new URLSearchParams()); });
+  form.family.addEventListener("change", function () {
+    withFamily(form.family.value, function (f) { fields(f, new URLSearchParams()); });
+  });
   form.addEventListener("submit", function (ev) {
     ev.preventDefault();
-    var q = new URLSearchParams(), f = fam(form.family.value);
-    q.set("family", f.id); q.set("dtype", form.dtype.value);
-    f.axes.forEach(function (a) { q.set(a, form["axis-" + a].value); });
-    q.set("k", form.k.value);
-    history.pushState(null, "", "?" + q.toString());
-    show(q);
+    withFamily(form.family.value, function (f) {
+      var q = new URLSearchParams();
+      q.set("family", f.id); q.set("dtype", form.dtype.value);
+      f.axes.forEach(function (a) { q.set(a, form["axis-" + a].value); });
+      q.set("k", form.k.value);
+      history.pushState(null, "", "?" + q.toString());
+      answerFor(f, q);
+    });
   });
   window.addEventListener("popstate", function () { show(new URLSearchParams(location.search)); });
   show(new URLSearchParams(location.search));

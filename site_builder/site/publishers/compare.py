@@ -17,7 +17,7 @@ from ...records.schema import Family
 from .. import urls
 from ..models import ComparePage
 from ..publish import Data, Page, SiteContext, to_json
-from ..views import TRUST_LABEL, entry_view, workload_title
+from ..views import TRUST_LABEL, entry_url, workload_title
 
 pair_url = urls.compare_pair
 
@@ -50,9 +50,8 @@ def default_pair(family: Family, per_workload: dict, candidates: list[str],
 def _cell(e: Entry | None) -> dict | None:
     if e is None:
         return None
-    v = entry_view(e)
-    return {"time_us": v["time_us"], "run_url": v["run_url"], "eligible": e.eligible, "status": v["status"],
-            "reasons": v["reasons"]}
+    return {"time_us": e.time_us, "run_url": entry_url(e), "eligible": e.eligible, "status": e.result.status,
+            "reasons": list(e.reasons)}
 
 
 def compare_family(index: SiteIndex, family: Family) -> list[ComparePage]:
@@ -71,8 +70,9 @@ def compare_family(index: SiteIndex, family: Family) -> list[ComparePage]:
     others = [{"a": x, "b": y, "a_name": catalog.implementations[x].name,
                "b_name": catalog.implementations[y].name, "url": pair_url(family.id, x, y)}
               for x, y in pairs if x < y]
+    rows = _rows(family, per_workload)
     for a, b in [default, *pairs]:
-        model = _pair(catalog, family, per_workload, a, b)
+        model = _pair(catalog, family, rows, a, b)
         out.append(ComparePage(**model, impls=impls, default=(a, b) == default and not out,
                                url=urls.compare_default(family.id) if not out else pair_url(family.id, a, b),
                                default_url=urls.compare_default(family.id),
@@ -98,27 +98,36 @@ def _newest(group: list[Entry], impl: str) -> Entry | None:
     return current[0] if current else None
 
 
-def _pair(catalog: Catalog, family: Family, per_workload: dict, a: str, b: str) -> dict:
-    ia, ib = catalog.implementations[a], catalog.implementations[b]
-    groups: dict[tuple, dict] = {}
+def _rows(family: Family, per_workload: dict) -> list[tuple]:
+    """Per workload and cohort, in page order: what every pair's row is made from (each
+    implementation's cell), computed once for all the family's pairs."""
+    out = []
     for w in family.workloads:
+        label = workload_title(family, w)
         for cohort in per_workload.get(w.id, ()):
             key, group = cohort.key, cohort.entries
-            ea, eb = _newest(group, a), _newest(group, b)
-            if ea is None and eb is None:
-                continue
-            g = groups.setdefault((key.hardware, key.protocol), {
-                "hardware": key.hardware, "hardware_name": group[0].hardware.name, "protocol": key.protocol,
-                "clock": group[0].run.protocol.clock, "trust_label": TRUST_LABEL[group[0].run.trust],
-                "rows": []})
-            ca, cb = _cell(ea), _cell(eb)
-            both = bool(ca and cb and ca["eligible"] and cb["eligible"])
-            ratio = cb["time_us"] / ca["time_us"] if both else None
-            g["rows"].append({
-                "workload": w.id, "workload_label": workload_title(family, w), "a": ca, "b": cb,
-                "ratio": ratio, "winner": None if ratio is None else ("a" if ratio > 1 else "b" if ratio < 1 else "tie"),
-                "history_url": urls.history(family.id, w.id, key.hardware),
-            })
+            cells = {i: _cell(_newest(group, i)) for i in sorted({e.implementation.id for e in group})}
+            head = {"hardware": key.hardware, "hardware_name": group[0].hardware.name, "protocol": key.protocol,
+                    "clock": group[0].run.protocol.clock, "trust_label": TRUST_LABEL[group[0].run.trust]}
+            out.append((w.id, label, key, head, cells, urls.history(family.id, w.id, key.hardware)))
+    return out
+
+
+def _pair(catalog: Catalog, family: Family, rows: list[tuple], a: str, b: str) -> dict:
+    ia, ib = catalog.implementations[a], catalog.implementations[b]
+    groups: dict[tuple, dict] = {}
+    for wid, label, key, head, cells, history_url in rows:
+        ca, cb = cells.get(a), cells.get(b)
+        if ca is None and cb is None:
+            continue
+        g = groups.setdefault((key.hardware, key.protocol), dict(head, rows=[]))
+        both = bool(ca and cb and ca["eligible"] and cb["eligible"])
+        ratio = cb["time_us"] / ca["time_us"] if both else None
+        g["rows"].append({
+            "workload": wid, "workload_label": label, "a": ca, "b": cb,
+            "ratio": ratio, "winner": None if ratio is None else ("a" if ratio > 1 else "b" if ratio < 1 else "tie"),
+            "history_url": history_url,
+        })
     out_groups = []
     for g in groups.values():
         ratios = [r["ratio"] for r in g["rows"] if r["ratio"]]

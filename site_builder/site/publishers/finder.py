@@ -1,19 +1,22 @@
 """The "which kernel for my shape" page and the per-family, per-GPU winner maps (CSV).
 
 For every family and measured workload, the winner of each cohort that ranks (the record, see
-the methodology page), its runner-up and margin, and the floor. The page holds these as a table
-(readable without JavaScript) and as JSON; assets/finder.js reads the JSON, takes a family,
-dtype and shape from the form (the state lives in the URL's query), finds the nearest measured
+the methodology page), its runner-up and margin, and the floor. Each family's winners are a
+page of their own (a table, readable without JavaScript), JSON, and the same JSON as a script;
+the finder page lists the families, and assets/finder.js loads the chosen family's script, takes
+a dtype and shape from the form (the state lives in the URL's query), finds the nearest measured
 workloads by distance over the family's axes in log space, and says whether the winner of the
-nearest holds across those neighbours."""
+nearest holds across those neighbours. So the finder page stays small however many families
+and workloads the index holds."""
 
 from __future__ import annotations
 
+import json
 import math
 
 from ...derive.index import SiteIndex
 from .. import urls
-from ..publish import Data, Page, SiteContext, to_csv
+from ..publish import Data, Page, SiteContext, to_csv, to_json
 from ..views import TRUST_LABEL, entry_url, workload_title
 
 CSV_COLUMNS = ["workload", "dtype", "kind", "sizes", "hardware", "protocol", "trust", "winner", "winner_id",
@@ -48,6 +51,8 @@ def winners(index: SiteIndex) -> list[dict]:
                 })
         dtypes = sorted({w.dtype for w in family.workloads})
         out.append({"id": fid, "title": family.title, "axes": axes, "dtypes": dtypes, "rows": rows,
+                    "url": urls.shape_family(fid), "json_url": urls.shape_data(fid),
+                    "script_url": urls.shape_script(fid), "family_url": urls.family(fid),
                     "csv": [{"hardware": h, "hardware_name": next(r["hardware_name"] for r in rows if r["hardware"] == h),
                              "url": urls.winner_map_csv(fid, h)}
                             for h in sorted({r["hardware"] for r in rows})]})
@@ -56,12 +61,23 @@ def winners(index: SiteIndex) -> list[dict]:
 
 def publish(index: SiteIndex, site: SiteContext):
     data = winners(index)
-    yield Page(urls.SHAPE_FINDER, "shape.html", {"families": data})
+    listed = [{k: fam[k] for k in ("id", "title", "url", "json_url", "script_url", "csv")} | {"shapes": len(fam["rows"])}
+              for fam in data]
+    yield Page(urls.SHAPE_FINDER, "shape.html", {"families": listed})
     for fam in data:
+        yield Page(fam["url"], "shape_family.html", {"fam": fam})
+        text = to_json(fam)
+        yield Data(fam["json_url"], text)
+        yield Data(fam["script_url"], script(fam["id"], text))
         for link in fam["csv"]:
             rows = [dict(r, sizes=" ".join(f"{a}={v}" for a, v in r["sizes"].items()))
                     for r in fam["rows"] if r["hardware"] == link["hardware"]]
             yield Data(link["url"], to_csv(CSV_COLUMNS, rows))
+
+
+def script(fid: str, data: bytes) -> bytes:
+    """A family's finder JSON as a script that files it under `window.KR_FINDER[fid]`."""
+    return b"(window.KR_FINDER = window.KR_FINDER || {})[%s] = %s;\n" % (json.dumps(fid).encode(), data.rstrip(b"\n"))
 
 
 def distance(a: dict, b: dict, axes: list[str]) -> float:

@@ -95,3 +95,67 @@ def test_a_corrupt_cache_is_ignored(tree, tmp_path):
         break
     build(tree, site, cache=cache)
     same_as_scratch(tree, site, tmp_path, 0)
+
+
+def test_a_cache_of_another_engine_version_is_discarded(tree, tmp_path, monkeypatch):
+    """A cache written by another engine version (cache.version(): format, engine digest, chart
+    renderer) is never read: its parsed records may be objects of classes this engine no longer
+    has, its charts drawn by other code. The build deletes it, renders everything again and
+    writes exactly what a build from scratch writes."""
+    import json
+    import pickle
+
+    from site_builder.build import cache as cache_module
+    from site_builder.records import schema
+
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    first = build(tree, site, cache=cache)
+    assert first.charts > 0
+    # what an older engine left: a manifest of its version, its parsed records as objects of a class
+    # this engine does not have, under the keys this engine looks up, and charts drawn otherwise
+    manifest = json.loads((cache / "manifest.json").read_text(encoding="utf-8"))
+    other = "2-0123456789abcdef0123-0.0.1"
+    assert manifest["version"] == cache_module.version() != other
+    manifest["version"] = other
+    (cache / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+    class RunV1:  # an older engine's record class; gone from this engine's schema module
+        pass
+
+    RunV1.__module__, RunV1.__qualname__ = schema.__name__, "RunV1"
+    monkeypatch.setattr(schema, "RunV1", RunV1, raising=False)
+    old = pickle.dumps({"version": other, "parsed": {("runs", "0" * 64): RunV1()}})
+    for parsed in (cache / "parsed").glob("*.pickle"):
+        parsed.write_bytes(pickle.dumps((other, RunV1())))
+    monkeypatch.delattr(schema, "RunV1")
+    (cache / "records.pickle").write_bytes(old)
+    with pytest.raises(AttributeError):
+        pickle.loads(old)  # what crashed the build before the version check
+    charts = sorted((cache / "charts").glob("*.svg"))
+    assert charts
+    for svg in charts:
+        svg.write_text('<svg class="marks" role="img"><text>drawn by another engine</text></svg>', encoding="utf-8")
+
+    again = build(tree, site, cache=cache)
+    assert not again.unchanged and again.rendered == again.templated and again.charts == first.charts
+    assert not (cache / "records.pickle").exists()
+    assert json.loads((cache / "manifest.json").read_text(encoding="utf-8"))["version"] == cache_module.version()
+    same_as_scratch(tree, site, tmp_path, 0)
+    assert "drawn by another engine" not in "".join(p.read_text(encoding="utf-8") for p in site.rglob("*.html"))
+
+
+def test_a_parsed_record_of_another_version_is_parsed_again(tree, tmp_path):
+    """Each parsed record carries the version it was written under: one of another version, in a
+    cache that is otherwise current, is not used."""
+    import pickle
+
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    build(tree, site, cache=cache)
+    run = sorted((tree / "runs" / "bench-family-00" / "bench-gpu-0").glob("*.yaml"))[0]
+    parsed = sorted((cache / "parsed").glob("runs-*.pickle"))
+    for path in parsed:
+        version, (doc, record) = pickle.loads(path.read_bytes())
+        path.write_bytes(pickle.dumps(("another-version", (doc, record.model_copy(update={"seed": 999})))))
+    run.write_text(run.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # a change: the build runs
+    build(tree, site, cache=cache)
+    same_as_scratch(tree, site, tmp_path, 0)

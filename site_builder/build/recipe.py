@@ -137,17 +137,21 @@ def _render_all(records: Path, kernels: Path, store: Cache, previous: dict, jobs
     files: dict[str, object] = {}
     keys: dict[str, str] = {}
     todo: list[Page] = []
+    keyed = store.enabled  # the keys are for the cache's manifest: a build without one needs none
     for item in outputs:
-        if isinstance(item, Data):
-            keys[item.path] = hashlib.sha256(item.data).hexdigest()
-            same = previous.get(item.path, {}).get("sha") == keys[item.path]
-            files[item.path] = REUSE if same else item.data
+        if not keyed:
+            key = ""
+        elif isinstance(item, Data):
+            key = hashlib.sha256(item.data).hexdigest()
         else:
-            keys[item.path] = page_key(item, site.nav, templates)
-            if previous.get(item.path, {}).get("sha") == keys[item.path]:
-                files[item.path] = REUSE
-            else:
-                todo.append(item)
+            key = page_key(item, site.nav, templates)
+        keys[item.path] = key
+        if key and previous.get(item.path, {}).get("sha") == key:
+            files[item.path] = REUSE
+        elif isinstance(item, Data):
+            files[item.path] = item.data
+        else:
+            todo.append(item)
     clock("keys")
     charts = render_charts([c for page in todo for c in page.charts], store.charts, jobs)
     clock("charts")

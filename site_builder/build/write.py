@@ -1,6 +1,7 @@
 """Writing the site: into a temporary sibling folder, then swapped in whole; the old site stays
 whole on any failure. Files unchanged since the last build are hard-linked from the old site
-instead of written again (copied where links are not possible).
+instead of written again (copied where links are not possible), and so are files whose bytes
+are the same as the current site's.
 
 The swap is one atomic step as a reader sees it: on Linux the new folder and `out` are exchanged
 with renameat2(RENAME_EXCHANGE), so `out` is at every instant either the old site or the new
@@ -141,6 +142,18 @@ def write_site(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, i
         return _write(files, out, meanwhile)
 
 
+def _same_bytes(path: Path, data: bytes) -> bool:
+    """Whether the current site already holds exactly `data` at `path` (then the file is linked:
+    on some file systems making a file costs far more than linking one, and its time stays)."""
+    try:
+        if os.stat(path).st_size != len(data):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read() == data
+    except OSError:
+        return False
+
+
 class _Held:
     out: Path | None = None
 
@@ -171,13 +184,14 @@ def _write(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     stats: dict[str, tuple[int, int]] = {}
     made: set[Path] = set()
+    old_site = (out / MARKER).exists()
     try:
         for rel, data in sorted(files.items()):
             target = tmp / rel
             if target.parent not in made:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 made.add(target.parent)
-            if data is REUSE:
+            if data is REUSE or (old_site and _same_bytes(out / rel, data)):
                 try:
                     os.link(out / rel, target)
                 except OSError:

@@ -82,7 +82,6 @@ class RunPage:
     groups: list  # results by workload: [{workload, label, kind, rows}]
     results: int
     implementations: list
-    record: dict
     json_url: str
     yaml_url: str
 

@@ -12,14 +12,15 @@ from ..views import TRUST_LABEL, TRUST_NOTE, entry_view, workload_label
 
 def publish(index: SiteIndex, site: SiteContext):
     for lr in index.catalog.runs:
-        model = run_page(index, lr)
-        yield Page(urls.run_of(lr), "run.html", {"r": model})
-        yield Data(urls.run_json(lr.run.family, lr.run.hardware, lr.id), to_json(model.record))
+        record = lr.run.model_dump(mode="json")  # the record as its JSON twin holds it
+        yield Page(urls.run_of(lr), "run.html", {"r": run_page(index, lr, record)})
+        yield Data(urls.run_json(lr.run.family, lr.run.hardware, lr.id), to_json(record))
         yield Data(urls.run_yaml(lr.run.family, lr.run.hardware, lr.id), (site.records / lr.path).read_bytes())
 
 
-def run_page(index: SiteIndex, lr) -> RunPage:
+def run_page(index: SiteIndex, lr, record: dict | None = None) -> RunPage:
     run = lr.run
+    record = record if record is not None else run.model_dump(mode="json")
     catalog = index.catalog
     family = catalog.families[run.family]
     order = {w.id: n for n, w in enumerate(family.workloads)}
@@ -27,11 +28,11 @@ def run_page(index: SiteIndex, lr) -> RunPage:
     for e in index.run_entries(lr):
         view = entry_view(e)
         r = e.result
+        dumped = record["results"][e.index]  # the result's measurements, as plain values
         view.update({
             "anchor": e.anchor, "workload_label": workload_label(family, e.workload),
-            "kernel_sha": r.kernel_sha, "correctness": r.correctness.model_dump() if r.correctness else None,
-            "device": r.device_us.model_dump() if r.device_us else None,
-            "e2e": r.e2e_us.model_dump() if r.e2e_us else None,
+            "kernel_sha": r.kernel_sha, "correctness": dumped.get("correctness"),
+            "device": dumped.get("device_us"), "e2e": dumped.get("e2e_us"),
             "floor_us": e.floor.us, "measured_floor_us": e.measured_floor.us if e.measured_floor else None,
             "history_url": urls.history(family.id, e.workload.id, e.hardware.id),
         })
@@ -52,7 +53,6 @@ def run_page(index: SiteIndex, lr) -> RunPage:
         environment=run.environment.model_dump(mode="json") if run.environment else None,
         seed=run.seed, notes=run.notes, groups=ordered, results=len(run.results),
         implementations=sorted({r.implementation for r in run.results}),
-        record=run.model_dump(mode="json"),
         json_url=urls.run_json(family.id, run.hardware, lr.id),
         yaml_url=urls.run_yaml(family.id, run.hardware, lr.id),
     )

@@ -46,6 +46,33 @@ def page_key(page, nav, templates: str) -> str:
     return hashlib.sha256(_KEY_ENCODER.encode(data).encode()).hexdigest()
 
 
+def page_keys(pages: list, nav, templates: str, jobs: int) -> list[str]:
+    """`page_key` of every page; on both cores when there are many (forked workers)."""
+    global _KEYS
+    _KEYS = (pages, nav, templates)
+    try:
+        return _in_pool(_key_one, len(pages), jobs)
+    finally:
+        _KEYS = None
+
+
+_KEYS: tuple | None = None  # (pages, nav, templates) for forked workers
+
+
+def _key_one(i: int) -> str:
+    pages, nav, templates = _KEYS
+    return page_key(pages[i], nav, templates)
+
+
+def _in_pool(work, n: int, jobs: int) -> list:
+    """[work(i) for i in range(n)], in forked workers when it pays (they see this process's data)."""
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    if jobs > 1 and fork and n >= POOL_FROM:
+        with multiprocessing.get_context("fork").Pool(min(jobs, os.cpu_count() or 1)) as pool:
+            return pool.map(work, range(n), chunksize=max(1, n // (8 * jobs)))
+    return [work(i) for i in range(n)]
+
+
 _JOB: tuple | None = None  # (env, pages, nav) for forked workers
 
 
@@ -60,13 +87,10 @@ def render_pages(pages: list, nav, jobs: int) -> list[bytes]:
     env = environment()
     _JOB = (env, pages, nav)
     try:
-        fork = "fork" in multiprocessing.get_all_start_methods()
-        if jobs > 1 and fork and len(pages) >= POOL_FROM:
+        if jobs > 1 and len(pages) >= POOL_FROM:
             for name in env.list_templates(filter_func=lambda n: n.endswith((".html", ".xml"))):
                 env.get_template(name)  # compiled once here, not once in every worker
-            with multiprocessing.get_context("fork").Pool(min(jobs, os.cpu_count() or 1)) as pool:
-                return pool.map(_render_one, range(len(pages)), chunksize=max(1, len(pages) // (8 * jobs)))
-        return [_render_one(i) for i in range(len(pages))]
+        return _in_pool(_render_one, len(pages), jobs)
     finally:
         _JOB = None
 

@@ -25,7 +25,7 @@ from ..site.publishers import PUBLISHERS, home
 from ..site.render import TEMPLATES
 from ..site.urls import MARKER
 from .cache import Cache, default_cache, digest_files
-from .pages import engine_digest, page_key, render_pages, templates_digest
+from .pages import engine_digest, page_keys, render_pages, templates_digest
 from .svg import render_charts
 from .write import MARKER_TEXT, REUSE, holding, write_site
 
@@ -138,13 +138,15 @@ def _render_all(records: Path, kernels: Path, store: Cache, previous: dict, jobs
     keys: dict[str, str] = {}
     todo: list[Page] = []
     keyed = store.enabled  # the keys are for the cache's manifest: a build without one needs none
+    pages = [item for item in outputs if isinstance(item, Page)]
+    page_sha = dict(zip((p.path for p in pages), page_keys(pages, site.nav, templates, jobs))) if keyed else {}
     for item in outputs:
         if not keyed:
             key = ""
         elif isinstance(item, Data):
             key = hashlib.sha256(item.data).hexdigest()
         else:
-            key = page_key(item, site.nav, templates)
+            key = page_sha[item.path]
         keys[item.path] = key
         if key and previous.get(item.path, {}).get("sha") == key:
             files[item.path] = REUSE

@@ -20,7 +20,7 @@ from site_builder.cli import main
 from site_builder.errors import RecordErrors
 from site_builder.records.load import load_catalog
 
-from conftest import RECORDS, REPORTED_RUN_HEAD
+from conftest import CPU_HARDWARE, RECORDS, REPORTED_RUN_HEAD
 
 IMPL = "implementations/liger-fused.yaml"
 HW = "hardware/h200.yaml"
@@ -520,17 +520,6 @@ def test_links_in_the_site_are_http_or_relative(hostile_site):
 
 
 # --- no code runs because a record says so -------------------------------------------------
-
-CPU_HARDWARE = """\
-schema_version: 1
-id: cpu
-name: CPU (tests)
-vendor: any
-device_names: [cpu]
-memory_gb: 16
-memory_bandwidth_gbps: 20
-datasheet_url: https://example.org/cpu
-"""
 
 
 def test_the_runner_refuses_an_implementation_without_registered_code(tree, monkeypatch):

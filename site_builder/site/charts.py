@@ -269,6 +269,11 @@ def history_chart(rows: list[dict]) -> Chart | None:
 ROOF_STYLE = {"datasheet": [1, 0], "measured": [6, 3]}
 
 
+def _sig(value: float) -> float:
+    """Six significant figures: the spec (and so its hash and SVG) stays stable across float noise."""
+    return float(f"{value:.6g}")
+
+
 def roofline_charts(family, entries) -> list[dict]:
     """One roofline per (hardware, protocol, dtype, workload kind) with eligible results: each
     result (one per implementation and workload) at its arithmetic intensity (FLOP/byte, x) and
@@ -289,7 +294,7 @@ def roofline_charts(family, entries) -> list[dict]:
     out = []
     for (hw, proto, dtype, kind), group in sorted(groups.items()):
         first = group[0]
-        points = sorted(({"x": round(e.floor.intensity, 6), "tflops": round(achieved_tflops(e.floor.flops, e.time_us), 6),
+        points = sorted(({"x": _sig(e.floor.intensity), "tflops": _sig(achieved_tflops(e.floor.flops, e.time_us)),
                           "impl": e.implementation.name, "workload": e.workload.label or e.workload.id,
                           "median": fmt_us(e.time_us), "rate": f"{achieved_tflops(e.floor.flops, e.time_us):,.1f} TFLOP/s",
                           "intensity": f"{e.floor.intensity:,.1f} FLOP/B"}
@@ -305,7 +310,7 @@ def roofline_charts(family, entries) -> list[dict]:
                           "peak_tflops": mf.measured_peak_tflops or peak, "peak_measured": bool(mf.measured_peak_tflops)})
         roofs = [r for r in roofs if r["peak_tflops"]]
         for r in roofs:
-            r["ridge"] = round(r["peak_tflops"] * 1e3 / r["bandwidth_gbps"], 6)
+            r["ridge"] = _sig(r["peak_tflops"] * 1e3 / r["bandwidth_gbps"])
         xs = [p["x"] for p in points] + [r["ridge"] for r in roofs]
         x_lo, x_hi = min(xs) / 2, max(xs) * 2
         look = styles(sorted({p["impl"] for p in points}), baseline)
@@ -327,7 +332,7 @@ def roof_line(roof: dict, x_lo: float, x_hi: float) -> list[dict]:
     rate = lambda x: min(peak, bw * x / 1e3)  # GB/s × FLOP/B = GFLOP/s
     xs = sorted({x_lo, min(max(ridge, x_lo), x_hi), x_hi})
     label = f"{roof['roof']} roof"
-    return [{"x": round(x, 6), "y": round(rate(x), 6), "roof": label} for x in xs]
+    return [{"x": _sig(x), "y": _sig(rate(x)), "roof": label} for x in xs]
 
 
 def roofline_spec(points: list[dict], roofs: list[dict], x_domain: list[float], look: dict | None = None) -> dict:

@@ -262,3 +262,116 @@ def history_chart(rows: list[dict]) -> Chart | None:
     steps += [dict(s, date=last) for s in latest.values() if s["date"] != last]
     dates = sorted(p["date"] for p in points)
     return chart("history", history_spec, points=points, steps=steps, one_day=dates[0][:10] == dates[-1][:10])
+
+
+# --- roofline (a chart kind a family declares: `charts: [roofline]` in its record) ---------------
+
+ROOF_STYLE = {"datasheet": [1, 0], "measured": [6, 3]}
+
+
+def _sig(value: float) -> float:
+    """Six significant figures: the spec (and so its hash and SVG) stays stable across float noise."""
+    return float(f"{value:.6g}")
+
+
+def roofline_charts(family, entries) -> list[dict]:
+    """One roofline per (hardware, protocol, dtype, workload kind) with eligible results: each
+    result (one per implementation and workload) at its arithmetic intensity (FLOP/byte, x) and
+    achieved rate (TFLOP/s, y), log-log, under two roofs: the datasheet's (bandwidth slope,
+    then the dense peak) and the measured one (the run's copy bandwidth, then the run's
+    measured peak where the family asks for one, else the datasheet peak). A family that does
+    not declare `roofline` under `charts`, or has no flops, gets none."""
+    if "roofline" not in family.charts or family.arithmetic is None:
+        return []
+    from ..derive.floors import achieved_tflops
+
+    kinds_named = any(w.kind != "forward" for w in family.workloads)
+    baseline = next((e.implementation.name for e in entries if e.implementation.id == family.baseline), None)
+    groups: dict[tuple, list[Entry]] = defaultdict(list)
+    for e in entries:
+        if e.eligible and e.time_us and e.floor.flops:
+            groups[(e.hardware.id, e.run.protocol.id, e.workload.dtype, e.workload.kind)].append(e)
+    out = []
+    for (hw, proto, dtype, kind), group in sorted(groups.items()):
+        first = group[0]
+        points = sorted(({"x": _sig(e.floor.intensity), "tflops": _sig(achieved_tflops(e.floor.flops, e.time_us)),
+                          "impl": e.implementation.name, "workload": e.workload.label or e.workload.id,
+                          "median": fmt_us(e.time_us), "rate": f"{achieved_tflops(e.floor.flops, e.time_us):,.1f} TFLOP/s",
+                          "intensity": f"{e.floor.intensity:,.1f} FLOP/B"}
+                         for e in group), key=lambda d: (d["impl"], d["x"], d["workload"]))
+        peak = first.floor.peak_tflops
+        roofs = []
+        if peak:
+            roofs.append({"roof": "datasheet", "bandwidth_gbps": first.floor.bandwidth_gbps, "peak_tflops": peak})
+        newest = max((e for e in group if e.measured_floor), key=lambda e: (e.observed, e.lr.path), default=None)
+        if newest is not None:
+            mf = newest.measured_floor
+            roofs.append({"roof": "measured", "bandwidth_gbps": mf.bandwidth_gbps,
+                          "peak_tflops": mf.measured_peak_tflops or peak, "peak_measured": bool(mf.measured_peak_tflops)})
+        roofs = [r for r in roofs if r["peak_tflops"]]
+        for r in roofs:
+            r["ridge"] = _sig(r["peak_tflops"] * 1e3 / r["bandwidth_gbps"])
+        xs = [p["x"] for p in points] + [r["ridge"] for r in roofs]
+        x_lo, x_hi = min(xs) / 2, max(xs) * 2
+        look = styles(sorted({p["impl"] for p in points}), baseline)
+        title = f"{first.hardware.name} · {proto} · {DTYPE_SHORT.get(dtype, dtype)}" + (f" · {kind}" if kinds_named else "")
+        out.append({
+            "chart_kind": "roofline", "title": title, "hardware": hw, "protocol": proto, "kind": kind,
+            "roofs": roofs,
+            "chart": chart("roofline", roofline_spec, points=points, roofs=roofs, x_domain=[x_lo, x_hi], look=look),
+            "table": [{"name": p["impl"], "workload": p["workload"], "intensity": p["x"], "tflops": p["tflops"],
+                       "median": p["median"]} for p in points],
+        })
+    return out
+
+
+def roof_line(roof: dict, x_lo: float, x_hi: float) -> list[dict]:
+    """The roof as line vertices (x FLOP/byte, y TFLOP/s): the bandwidth slope from x_lo to the
+    ridge, then flat at the peak to x_hi (straight lines on log-log axes)."""
+    bw, peak, ridge = roof["bandwidth_gbps"], roof["peak_tflops"], roof["ridge"]
+    rate = lambda x: min(peak, bw * x / 1e3)  # GB/s × FLOP/B = GFLOP/s
+    xs = sorted({x_lo, min(max(ridge, x_lo), x_hi), x_hi})
+    label = f"{roof['roof']} roof"
+    return [{"x": _sig(x), "y": _sig(rate(x)), "roof": label} for x in xs]
+
+
+def roofline_spec(points: list[dict], roofs: list[dict], x_domain: list[float], look: dict | None = None) -> dict:
+    """A Vega-Lite spec (a plain dict, as altair would write it): the roofs as grey lines (solid:
+    datasheet, dashed: measured), the results as points (colour and shape: implementation)."""
+    lines = [v for r in roofs for v in roof_line(r, *x_domain)]
+    ys = [p["tflops"] for p in points] + [v["y"] for v in lines]
+    y_domain = [min(ys) / 2, max(ys) * 1.5]
+    x = {"field": "x", "type": "quantitative", "title": "arithmetic intensity (FLOP/byte, log scale) →",
+         "scale": {"type": "log", "domain": x_domain, "nice": False}, "axis": {"grid": True}}
+    y = {"field": "y", "type": "quantitative", "title": "achieved TFLOP/s (log scale)",
+         "scale": {"type": "log", "domain": y_domain, "nice": False}, "axis": {"grid": True}}
+    roof_names = [f"{r['roof']} roof" for r in roofs]
+    impl_enc = {"field": "impl", "type": "nominal", "title": "implementation",
+                "legend": {"orient": "bottom", "columns": 3}}
+    colour, shape = dict(impl_enc), {"field": "impl", "type": "nominal", "legend": None}
+    if look:
+        colour["scale"] = {"domain": look["domain"], "range": look["colours"]}
+        shape["scale"] = {"domain": look["domain"], "range": look["shapes"]}
+    return {
+        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+        "width": WIDTH, "height": HEIGHT, "background": "transparent",
+        "config": {"axis": {"labelFontSize": 12, "titleFontSize": 12},
+                   "legend": {"labelFontSize": 12, "titleFontSize": 12, "labelLimit": 260}},
+        "layer": [
+            {"data": {"values": lines}, "mark": {"type": "line", "color": "#777777", "strokeWidth": 1.5},
+             "encoding": {"x": x, "y": y,
+                          "strokeDash": {"field": "roof", "type": "nominal", "title": "",
+                                         "scale": {"domain": roof_names,
+                                                   "range": [ROOF_STYLE[r["roof"]] for r in roofs]},
+                                         "legend": {"orient": "bottom"}},
+                          "detail": {"field": "roof", "type": "nominal"}}},
+            {"data": {"values": [dict(p, y=p["tflops"]) for p in points]},
+             "mark": {"type": "point", "filled": True, "size": 50, "opacity": 0.9},
+             "encoding": {"x": x, "y": y, "color": colour, "shape": shape,
+                          "tooltip": [{"field": "impl", "type": "nominal", "title": "implementation"},
+                                      {"field": "workload", "type": "nominal", "title": "workload"},
+                                      {"field": "rate", "type": "nominal", "title": "achieved"},
+                                      {"field": "intensity", "type": "nominal", "title": "intensity"},
+                                      {"field": "median", "type": "nominal", "title": "median"}]}},
+        ],
+    }

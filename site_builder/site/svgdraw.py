@@ -352,7 +352,7 @@ def draw(*, label: str, x: Axis, y: Axis, lines: list[Line], bands: list[Band] =
         gx, gy = c * col_w, title_h + r * (f + 8) + f * 0.5 + 4
         st = item.style
         if item.kind == "band":
-            o.append(f'<rect x="0" y="{_n(gy - 5)}" width="24" height="10" fill="{st.colour}" fill-opacity="0.18"/>')
+            o.append(f'<rect x="{_n(gx)}" y="{_n(gy - 5)}" width="24" height="10" fill="{st.colour}" fill-opacity="0.18"/>')
         if item.kind in ("line", "band") and item.line:
             o.append(f'<path d="M{_n(gx)},{_n(gy)}h24" fill="none" stroke="{st.colour}" stroke-width="2"{_dash(st.dash)}/>')
         if item.kind in ("line", "mark"):

@@ -71,14 +71,18 @@ def log_domain(values: list[float], pad: float = 0.06) -> tuple[float, float]:
 
 def log_ticks(lo: float, hi: float) -> tuple[list[float], list[float]]:
     """Labelled and minor ticks of a log axis over [lo, hi]: 1-2-5 per decade when the domain
-    spans under about 2.5 decades (1-2-3-5 under one), else the decades with 2..9 as minor ticks
+    spans under about 2.5 decades (1-2-3-5 under one, 1-1.5-2-3-5-7 under 0.7), else the decades with 2..9 as minor ticks
     (every other decade labelled past 7 decades)."""
     decades = math.log10(hi / lo)
     first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
     inside = lambda v: lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)
     if decades < 2.5:
-        steps = (1, 2, 3, 5) if decades < 1 else (1, 2, 5)
+        steps = (1, 1.5, 2, 3, 5, 7) if decades < 0.7 else (1, 2, 3, 5) if decades < 1 else (1, 2, 5)
         major = [_clean(m * 10 ** e) for e in range(first, last + 1) for m in steps if inside(m * 10 ** e)]
+        if len(major) < 3 and decades < 0.7:  # a narrow domain (600..1150): round linear steps read better
+            linear = [v for v in linear_ticks(lo, hi, 4) if v > 0]
+            if len(linear) > len(major):
+                return linear, []
         if len(major) >= 2:
             minor = [_clean(m * 10 ** e) for e in range(first, last + 1) for m in range(1, 10)
                      if inside(m * 10 ** e) and _clean(m * 10 ** e) not in major]
@@ -240,7 +244,8 @@ def draw(*, label: str, x: Axis, y: Axis, lines: list[Line], bands: list[Band] =
     f = layout.font
     # y axis: the widest tick label, then the title turned up
     y_label_w = max((text_width(t, f) for _, t in y.ticks), default=0)
-    left = math.ceil(y_label_w + 8 + f + 10)
+    y_title = _lines(y.title, layout.height, f)  # one line, or two when it is longer than the plot
+    left = math.ceil(y_label_w + 8 + len(y_title) * (f + 2) + 8)
     total_w = TOTAL_NARROW if layout.narrow else left + layout.width + 24
     pw = total_w - left - (14 if layout.narrow else 24)
     ph = layout.height
@@ -310,8 +315,9 @@ def draw(*, label: str, x: Axis, y: Axis, lines: list[Line], bands: list[Band] =
             o.append(f'<text transform="translate({_n(p + (f * 0.35 if angle == 90 else 0))},{_n(yy)}) rotate(-{angle})" '
                      f'text-anchor="end">{esc(t)}</text>')
     o.append(f'<text x="{_n(pw / 2)}" y="{_n(x_title_y)}" text-anchor="middle" font-weight="600">{esc(x.title)}</text>')
-    o.append(f'<text transform="translate({_n(-left + f + 2)},{_n(ph / 2)}) rotate(-90)" text-anchor="middle" '
-             f'font-weight="600">{esc(_fit(y.title, ph, f))}</text>')
+    for i, line in enumerate(y_title):
+        o.append(f'<text transform="translate({_n(-left + f + 2 + i * (f + 2))},{_n(ph / 2)}) rotate(-90)" '
+                 f'text-anchor="middle" font-weight="600">{esc(line)}</text>')
     o.append("</g>")
     # data
     o.append('<g class="data">')
@@ -382,8 +388,14 @@ def _clip(s: str, limit: int) -> str:
     return s if len(s) <= max(limit, 4) else s[: max(limit, 4) - 1] + "…"
 
 
-def _fit(s: str, space: float, f: float) -> str:
-    return _clip(s, int(space / (f * CHAR_EM)))
+def _lines(s: str, space: float, f: float) -> list[str]:
+    """`s` on one line if it fits `space`, else on two, broken at the space nearest its middle
+    (each clipped to fit)."""
+    limit = int(space / (f * CHAR_EM))
+    if len(s) <= limit or " " not in s:
+        return [_clip(s, limit)]
+    cut = min((i for i, c in enumerate(s) if c == " "), key=lambda i: abs(i - len(s) / 2))
+    return [_clip(s[:cut], limit), _clip(s[cut + 1:], limit)]
 
 
 # --- the site's chart kinds ------------------------------------------------------------------
@@ -437,8 +449,8 @@ def history_drawing(*, points: list[dict], steps: list[dict], x: Axis, y: Axis, 
         st = sorted((s for s in steps if s["protocol"] == proto), key=lambda s: s["t"])
         lines.append(Line(f"record · {proto}", [(s["t"], s["us"]) for s in st], Style(grey), step=True,
                           marks=False, width=1.5))
-        if all(s.get("lo") and s.get("hi") for s in st):
-            bands.append(Band([(s["t"], s["hi"]) for s in st], [(s["t"], s["lo"]) for s in st], grey, step=True))
+        bands += [Band([(t, hi) for t, _, hi in run], [(t, lo) for t, lo, _ in run], grey, step=True)
+                  for run in _spread_runs(st)]
     for p in points:
         if p.get("lo") and p.get("hi"):
             rules.append((p["t"], p["lo"], p["hi"], styles[p["impl"]].colour))
@@ -454,6 +466,25 @@ def history_drawing(*, points: list[dict], steps: list[dict], x: Axis, y: Axis, 
     return both(label, lambda layout, cls: draw(label=label, x=x, y=y, lines=lines, bands=bands, rules=rules,
                                                  legend=legend, legend_title="implementation", layout=layout,
                                                  css_class=cls))
+
+
+def _spread_runs(steps: list[dict]) -> list[list[tuple[float, float, float]]]:
+    """The stretches of a step line whose records carry a p20-p80 spread, as (t, p20, p80): each
+    record's spread holds until the next record (a record without one ends the stretch)."""
+    runs, cur = [], []
+    for s in steps:
+        if cur:
+            cur.append((s["t"], cur[-1][1], cur[-1][2]))  # the previous record holds until here
+        if s.get("lo") and s.get("hi"):
+            if cur:
+                cur.pop()
+            cur.append((s["t"], s["lo"], s["hi"]))
+        elif cur:
+            runs.append(cur)
+            cur = []
+    if cur:
+        runs.append(cur)
+    return [r for r in runs if len(r) > 1]
 
 
 DAY = 86400

@@ -102,7 +102,7 @@ def test_every_declared_size_has_its_label_on_the_wide_drawing():
 def test_drawings_are_accessible_images_with_a_title():
     html, _, _ = _scaling()
     for svg in _svgs(html):
-        assert svg.get("role") == "img" and svg.get("aria-label") == "label"
+        assert svg.get("role") == "img"
         assert svg.find(f"{NS}title").text == "label"
 
 
@@ -190,7 +190,7 @@ def test_history_chart_draws_the_spread_band_and_each_results_spread():
     for svg in _svgs(html):
         bands = [p for p in svg.iter(f"{NS}path") if p.get("class") == "band"]
         spreads = [p for p in svg.iter(f"{NS}path") if p.get("class") == "spread"]
-        assert len(bands) == 1 and len(spreads) == 4
+        assert len(bands) == 1 and sum(p.get("d").count("M") for p in spreads) == 4  # one rule a result
         assert "standing record, p20–p80 band" in _texts(svg)
     spec = c.ensure_spec()
     assert spec["layer"][0]["mark"]["type"] == "area" and spec["layer"][0]["encoding"]["y2"]["field"] == "hi"

@@ -184,6 +184,7 @@ def scaling_spec(data: list[dict], xs: list[int], axis: str, look: dict | None =
     spec = json.loads(_scaling_template(tuple(xs), axis))
     spec["data"]["values"] = data
     if look:  # the drawing's colours, dashes, shapes and y axis: the live chart looks the same
+        spec["data"]["values"] = [{k: d[k] for k in ("impl", "median", "us", "x")} for d in data]  # what it shows
         _styled(spec, look)
         _aligned_y(spec["encoding"]["y"], svgdraw.log_axis([d["us"] for d in data], US_TITLE))
         spec["encoding"]["x"]["scale"]["padding"] = 10

@@ -76,4 +76,17 @@ def fmt_num(value) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
-FILTERS = dict(us=fmt_us, ratio=fmt_ratio, pct=fmt_pct, gbps=fmt_gbps, bytes=fmt_bytes, num=fmt_num, md=markdown_html)
+_JSON_IN_HTML = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"})
+
+
+def compact_json(obj) -> Markup:
+    """JSON for a <script type="application/json"> (a chart's spec): no spaces, UTF-8 as is, and
+    the characters HTML would read (< > & ') escaped, as Jinja's tojson does."""
+    import json
+
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return Markup(text.translate(_JSON_IN_HTML))
+
+
+FILTERS = dict(us=fmt_us, ratio=fmt_ratio, pct=fmt_pct, gbps=fmt_gbps, bytes=fmt_bytes, num=fmt_num, md=markdown_html,
+               compact_json=compact_json)

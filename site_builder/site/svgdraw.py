@@ -15,15 +15,22 @@ ink (text, grid, axes) by class.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html import escape
 
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"
 CHAR_EM = 0.6  # a generous average glyph width, in em: labels are placed so they never collide
 
 
 def _n(v: float) -> str:
-    """A coordinate with one decimal, `-0.0` and `.0` dropped: deterministic and short."""
+    """A coordinate, to the pixel (the drawings are shown at 1:1): deterministic and short."""
+    s = str(round(v))
+    return "0" if s == "-0" else s
+
+
+def _d(v: float) -> str:
+    """A length with one decimal, `-0.0` and `.0` dropped (shape corners, stroke widths)."""
     s = f"{v:.1f}"
     if s.endswith(".0"):
         s = s[:-2]
@@ -188,20 +195,44 @@ NARROW = Layout(0, 200, 11, 1, True)  # width: what is left of TOTAL_NARROW afte
 TOTAL_NARROW = 340
 
 
-def symbol(shape: str, x: float, y: float, r: float, colour: str, extra: str = "") -> str:
-    """A filled point mark of the shape named as Vega names them (or an SVG path in -1..1)."""
-    fill = f' fill="{colour}"'
+def _vertices(path: str) -> list[tuple[float, float]]:
+    """The corners of a polygon written with absolute M, L, H, V and Z (as the shapes are)."""
+    out: list[tuple[float, float]] = []
+    for cmd, args in re.findall(r"([MLHVZ])([^MLHVZ]*)", path.upper()):
+        nums = [float(v) for v in re.findall(r"-?\d*\.?\d+(?:e-?\d+)?", args)]
+        x, y = out[-1] if out else (0.0, 0.0)
+        if cmd in "ML":
+            out += [(nums[i], nums[i + 1]) for i in range(0, len(nums) - 1, 2)]
+        elif cmd == "H":
+            out += [(v, y) for v in nums]
+        elif cmd == "V":
+            out += [(x, v) for v in nums]
+    return out
+
+
+@lru_cache(maxsize=256)
+def _shape(shape: str, r: float) -> tuple[tuple[float, float], str]:
+    """A shape at radius `r` as its first corner and the relative path from there (one string
+    for every point of a line)."""
+    corners = [(round(x * r, 1), round(y * r, 1)) for x, y in _vertices(SHAPES.get(shape, shape))]
+    rel = []
+    for (x0, y0), (x1, y1) in zip(corners, corners[1:]):
+        dx, dy = x1 - x0, y1 - y0
+        rel.append(f"h{_d(dx)}" if abs(dy) < 0.05 else f"v{_d(dy)}" if abs(dx) < 0.05 else f"l{_d(dx)},{_d(dy)}")
+    return corners[0], "".join(rel) + "z"
+
+
+def marks(shape: str, points: list[tuple[float, float]], r: float, colour: str, extra: str = "") -> str:
+    """Filled point marks of a shape named as Vega names them (or an SVG path in -1..1): one
+    element for all of them."""
+    if not points:
+        return ""
     if shape == "circle":
-        return f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r)}"{fill}{extra}/>'
-    path = SHAPES.get(shape)
-    if path is None:  # a path in -1..1 (the baseline's bar and the last palette shape)
-        path = shape
-    return f'<path transform="translate({_n(x)},{_n(y)}) scale({_scale(r)})" d="{path}"{fill}{extra}/>'
-
-
-def _scale(r: float) -> str:
-    s = f"{r:.2f}".rstrip("0").rstrip(".")
-    return s
+        dots = "".join(f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_d(r)}"/>' for x, y in points)
+        return f'<g fill="{colour}"{extra}>{dots}</g>'
+    (fx, fy), rel = _shape(shape, r)
+    d = "".join(f"M{_n(x + fx)},{_n(y + fy)}{rel}" for x, y in points)
+    return f'<path d="{d}" fill="{colour}"{extra}/>'
 
 
 SHAPES = {
@@ -279,74 +310,68 @@ def draw(*, label: str, x: Axis, y: Axis, lines: list[Line], bands: list[Band] =
     title_h = (f + 6) if legend_title else 0
     total_h = math.ceil(top + leg_top + title_h + rows * (f + 8) + 6)
 
-    o = [f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}" role="img" aria-label="{esc(label)}" '
+    o = [f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}" role="img" '
          f'width="{total_w}" height="{total_h}" viewBox="0 0 {total_w} {total_h}" '
-         f'font-family="{FONT}" font-size="{f}">',
+         f'font-family="sans-serif" font-size="{f}">',
          f"<title>{esc(label)}</title>",
          f'<g transform="translate({left},{top})">']
-    # grid and ticks
+    # grid and ticks: one path each
     o.append('<g class="grid" stroke="#ddd" fill="none">')
-    for v in y.minor:
-        o.append(f'<path class="minor" d="M0,{_n(sy(v))}H{_n(pw)}" stroke-opacity="0.5"/>')
-    for v, _ in y.ticks:
-        o.append(f'<path d="M0,{_n(sy(v))}H{_n(pw)}"/>')
+    if y.minor:
+        o.append(f'<path class="minor" d="{"".join(f"M0,{_n(sy(v))}H{_n(pw)}" for v in y.minor)}" stroke-opacity="0.5"/>')
+    grid = "".join(f"M0,{_n(sy(v))}H{_n(pw)}" for v, _ in y.ticks)
     if x.grid:
-        for v, _ in x.ticks:
-            o.append(f'<path d="M{_n(sx(v))},0V{_n(ph)}"/>')
-    o.append("</g>")
-    o.append(f'<g class="axis" stroke="#888" fill="none"><path d="M0,0V{_n(ph)}H{_n(pw)}"/>')
-    for i, (p, _) in enumerate(xs):
-        if i in shown:
-            o.append(f'<path d="M{_n(p)},{_n(ph)}v5"/>')
-    for v, _ in y.ticks:
-        o.append(f'<path d="M0,{_n(sy(v))}h-5"/>')
-    o.append("</g>")
+        grid += "".join(f"M{_n(sx(v))},0V{_n(ph)}" for v, _ in x.ticks)
+    o.append(f'<path d="{grid}"/></g>')
+    ticks = "".join(f"M{_n(p)},{_n(ph)}v5" for i, (p, _) in enumerate(xs) if i in shown)
+    ticks += "".join(f"M0,{_n(sy(v))}h-5" for v, _ in y.ticks)
+    o.append(f'<path class="axis" stroke="#888" fill="none" d="M0,0V{_n(ph)}H{_n(pw)}{ticks}"/>')
     # labels
-    o.append('<g class="ink" fill="#1b1f24">')
+    o.append('<g class="ink" fill="#1b1f24"><g text-anchor="end">')
     for v, t in y.ticks:
-        o.append(f'<text x="-8" y="{_n(sy(v) + f * 0.35)}" text-anchor="end">{esc(t)}</text>')
+        o.append(f'<text x="-8" y="{_n(sy(v) + f * 0.35)}">{esc(t)}</text>')
     for i, (p, t) in enumerate(xs):
-        if i not in shown:
-            continue
-        if angle == 0:
-            o.append(f'<text x="{_n(p)}" y="{_n(ph + 8 + f)}" text-anchor="middle">{esc(t)}</text>')
-        else:
-            yy = ph + 9
-            o.append(f'<text transform="translate({_n(p + (f * 0.35 if angle == 90 else 0))},{_n(yy)}) rotate(-{angle})" '
-                     f'text-anchor="end">{esc(t)}</text>')
-    o.append(f'<text x="{_n(pw / 2)}" y="{_n(x_title_y)}" text-anchor="middle" font-weight="600">{esc(x.title)}</text>')
+        if i in shown and angle:
+            o.append(f'<text transform="translate({_n(p + (f * 0.35 if angle == 90 else 0))},{_n(ph + 9)}) '
+                     f'rotate(-{angle})">{esc(t)}</text>')
+    o.append('</g><g text-anchor="middle">')
+    for i, (p, t) in enumerate(xs):
+        if i in shown and not angle:
+            o.append(f'<text x="{_n(p)}" y="{_n(ph + 8 + f)}">{esc(t)}</text>')
+    o.append(f'<text x="{_n(pw / 2)}" y="{_n(x_title_y)}" font-weight="600">{esc(x.title)}</text>')
     for i, line in enumerate(y_title):
         o.append(f'<text transform="translate({_n(-left + f + 2 + i * (f + 2))},{_n(ph / 2)}) rotate(-90)" '
-                 f'text-anchor="middle" font-weight="600">{esc(line)}</text>')
-    o.append("</g>")
+                 f'font-weight="600">{esc(line)}</text>')
+    o.append("</g></g>")
     # data
     o.append('<g class="data">')
     for b in bands:
         up = [(sx(px), sy(py)) for px, py in b.upper]
-        low = [(sx(px), sy(py)) for px, py in reversed(b.lower)]
         if b.step:  # each value holds until the next x: forward along the top, back along the bottom
             lo_ = [(sx(px), sy(py)) for px, py in b.lower]
             d = _path(up, True) + f"V{_n(lo_[-1][1])}" + "".join(
                 f"V{_n(lo_[i][1])}H{_n(lo_[i][0])}" for i in range(len(lo_) - 2, -1, -1))
         else:
-            d = _path(up, False) + "".join(f"L{_n(x_)},{_n(y_)}" for x_, y_ in low)
+            d = _path(up, False) + "".join(f"L{_n(sx(px))},{_n(sy(py))}" for px, py in reversed(b.lower))
         o.append(f'<path class="band" d="{d}Z" fill="{b.colour}" fill-opacity="0.18"/>')
+    by_colour: dict[str, list[str]] = {}
     for rx, r0, r1, colour in rules:
-        o.append(f'<path class="spread" d="M{_n(sx(rx))},{_n(sy(r0))}V{_n(sy(r1))}" stroke="{colour}" '
-                 f'stroke-width="1.5" stroke-opacity="0.6"/>')
+        by_colour.setdefault(colour, []).append(f"M{_n(sx(rx))},{_n(sy(r0))}V{_n(sy(r1))}")
+    for colour, parts in by_colour.items():
+        o.append(f'<path class="spread" d="{"".join(parts)}" stroke="{colour}" stroke-width="1.5" '
+                 'stroke-opacity="0.6"/>')
     for ln in lines:
         pts = [(sx(px), sy(py)) for px, py in ln.points]
         if len(pts) > 1 and ln.width:
             o.append(f'<path d="{_path(pts, ln.step)}" fill="none" stroke="{ln.style.colour}" '
-                     f'stroke-width="{_n(ln.width)}"{_dash(ln.style.dash)}/>')
+                     f'stroke-width="{_d(ln.width)}"{_dash(ln.style.dash)}/>')
     for ln in lines:
         if not ln.marks:
             continue
-        for i, (px, py) in enumerate((sx(a), sy(b)) for a, b in ln.points):
-            if i in ln.big:
-                o.append(symbol(ln.big_shape, px, py, 5.5, ln.style.colour, ' stroke="#fff" stroke-width="0.1"'))
-            else:
-                o.append(symbol(ln.style.shape, px, py, 3.4, ln.style.colour))
+        pts = [(sx(a), sy(b)) for a, b in ln.points]
+        o.append(marks(ln.style.shape, [p for i, p in enumerate(pts) if i not in ln.big], 3.4, ln.style.colour))
+        o.append(marks(ln.big_shape, [p for i, p in enumerate(pts) if i in ln.big], 5.5, ln.style.colour,
+                       ' stroke="#fff" stroke-width="0.6"'))
     o.append("</g></g>")
     # legend
     ly = top + leg_top
@@ -362,7 +387,7 @@ def draw(*, label: str, x: Axis, y: Axis, lines: list[Line], bands: list[Band] =
         if item.kind in ("line", "band") and item.line:
             o.append(f'<path d="M{_n(gx)},{_n(gy)}h24" fill="none" stroke="{st.colour}" stroke-width="2"{_dash(st.dash)}/>')
         if item.kind in ("line", "mark"):
-            o.append(symbol(st.shape, gx + 12, gy, 3.4 if item.kind == "line" else 4.5, st.colour))
+            o.append(marks(st.shape, [(gx + 12, gy)], 3.4 if item.kind == "line" else 4.5, st.colour))
         o.append(f'<text x="{_n(gx + 30)}" y="{_n(gy + f * 0.35)}">{esc(_clip(item.label, limit))}</text>')
     o.append("</g></svg>")
     return "".join(o)

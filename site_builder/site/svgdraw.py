@@ -192,6 +192,7 @@ class Layout:
 
 WIDE = Layout(560, 280, 12, 3, False)
 NARROW = Layout(0, 200, 11, 1, True)  # width: what is left of TOTAL_NARROW after the y axis
+ONE = Layout(0, 240, 11, 1, True)  # a drawing shown at every width: narrow, a little taller
 TOTAL_NARROW = 340
 
 
@@ -308,7 +309,7 @@ def draw(*, label: str, x: Axis, y: Axis, lines: list[Line], bands: list[Band] =
     limit = int((col_w - 34) / (f * CHAR_EM))
     rows = math.ceil(len(legend) / cols) if legend else 0
     title_h = (f + 6) if legend_title else 0
-    total_h = math.ceil(top + leg_top + title_h + rows * (f + 8) + 6)
+    total_h = math.ceil(top + leg_top + title_h + rows * (f + 8) + 10)
 
     o = [f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}" role="img" '
          f'width="{total_w}" height="{total_h}" viewBox="0 0 {total_w} {total_h}" '
@@ -451,16 +452,19 @@ def both(label: str, make) -> str:
     return make(WIDE, "wide") + make(NARROW, "narrow")
 
 
-def lines_chart(*, data: list[dict], x: Axis, y: Axis, value: str, look: dict, label: str) -> str:
-    """One line per implementation (the data's `impl`), at (x, `value`), in `look`'s styles."""
+def lines_chart(*, data: list[dict], x: Axis, y: Axis, value: str, look: dict, label: str, one: bool = False) -> str:
+    """One line per implementation (the data's `impl`), at (x, `value`), in `look`'s styles;
+    drawn wide and narrow, or with `one`, once: narrow, shown at every width (a second view,
+    where the page's weight matters more than the width)."""
     styles = _styles(look)
     by: dict[str, list] = {}
     for d in data:
         by.setdefault(d["impl"], []).append((d["x"], d[value]))
     lines = [Line(n, sorted(by[n]), styles[n]) for n in look["domain"] if n in by]
     legend = [LegendItem(ln.name, ln.style) for ln in lines]
-    return both(label, lambda layout, cls: draw(label=label, x=x, y=y, lines=lines, legend=legend,
-                                                 legend_title="implementation", layout=layout, css_class=cls))
+    make = lambda layout, cls: draw(label=label, x=x, y=y, lines=lines, legend=legend,
+                                    legend_title="implementation", layout=layout, css_class=cls)
+    return make(ONE, "one") if one else both(label, make)
 
 
 def history_drawing(*, points: list[dict], steps: list[dict], x: Axis, y: Axis, look: dict, label: str) -> str:

@@ -16,6 +16,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
+from pathlib import Path
 from typing import Callable
 
 from ..derive.entries import Entry
@@ -263,22 +264,58 @@ def draw_history(points: list[dict], steps: list[dict], one_day: bool, look: dic
     return svgdraw.history_drawing(points=timed(points), steps=timed(steps), x=x, y=y, look=look, label=label)
 
 
-# Altair makes each kind of chart once, without data (it takes 0.2 s a chart, 0.04 s unvalidated);
-# the specs above are these templates with the data put in: the same dict altair makes with it.
+# The specs above are templates with the data put in: the same dict altair makes with it. The
+# templates are altair's output made once and kept in vega_templates.py (importing altair costs
+# most of a second, making a chart with it 0.04-0.2 s): `python -m site_builder.site.charts`
+# writes them again, and a test checks they are what the installed altair makes. The parts of a
+# scaling spec that depend on its sizes and axis name are put in here, as altair would.
+
+TEMPLATE_XS, TEMPLATE_AXIS = [1, 2, 4], "AXIS"
+
+
+def altair_templates() -> dict[str, dict]:
+    return {"scaling": altair_scaling_spec([], TEMPLATE_XS, TEMPLATE_AXIS),
+            "relative": altair_scaling_spec([], TEMPLATE_XS, TEMPLATE_AXIS, relative=True),
+            "history-one-day": altair_history_spec([], [], True),
+            "history": altair_history_spec([], [], False)}
+
 
 @lru_cache(maxsize=256)
-def _scaling_template(xs: tuple, axis: str) -> str:
-    return json.dumps(altair_scaling_spec([], list(xs), axis))
+def _scaling_template(xs: tuple, axis: str, relative: bool = False) -> str:
+    from .vega_templates import TEMPLATES
+
+    spec = json.loads(TEMPLATES["relative" if relative else "scaling"])
+    enc = spec["encoding"]
+    ticks = axis_ticks(list(xs))
+    enc["x"]["title"] = f"{axis} →"
+    enc["x"]["scale"]["domain"] = [xs[0], xs[-1]]
+    enc["x"]["axis"].update(values=ticks, labelExpr=_label_expr(ticks), labelAngle=-45 if len(ticks) > 7 else 0)
+    enc["tooltip"][1]["title"] = axis
+    return json.dumps(spec)
 
 
-@lru_cache(maxsize=256)
 def _relative_template(xs: tuple, axis: str) -> str:
-    return json.dumps(altair_scaling_spec([], list(xs), axis, relative=True))
+    return _scaling_template(xs, axis, True)
 
 
 @lru_cache(maxsize=4)
 def _history_template(one_day: bool) -> str:
-    return json.dumps(altair_history_spec([], [], one_day))
+    from .vega_templates import TEMPLATES
+
+    return TEMPLATES["history-one-day" if one_day else "history"]
+
+
+def write_templates() -> Path:
+    """Write vega_templates.py from the installed altair."""
+    path = Path(__file__).with_name("vega_templates.py")
+    lines = ['"""Vega-Lite templates of the site\'s charts, as altair makes them (with no data): written by',
+             '`python -m site_builder.site.charts`; charts.py puts the data and the sizes in. Do not edit."""',
+             "", "TEMPLATES = {"]
+    for name, spec in altair_templates().items():
+        lines.append(f"    {name!r}: {json.dumps(json.dumps(spec, sort_keys=True, ensure_ascii=True))},")
+    lines.append("}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 def altair_scaling_spec(data: list[dict], xs: list[int], axis: str, relative: bool = False) -> dict:
@@ -374,3 +411,7 @@ def history_chart(rows: list[dict]) -> Chart | None:
              "as a step line over its p20–p80 band")
     return chart("history", history_spec, draw_history, points=points, steps=steps, one_day=one_day, look=look,
                  label=label)
+
+
+if __name__ == "__main__":
+    print(f"wrote {write_templates()}")

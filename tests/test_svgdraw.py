@@ -232,3 +232,35 @@ def test_drawing_is_fast():
         charts.draw_scaling(data, XS, "hidden", look, "l")
     per_chart = (time.process_time() - start) / 50
     assert per_chart < 0.01, per_chart  # about a millisecond here; vl-convert takes 15-25 ms
+
+
+# --- the declaration of more scaling axes ----------------------------------------------------
+
+@pytest.mark.parametrize("also, message", [
+    ("[{axis: nope}]", "axis 'nope' is not a declared axis"),
+    ("[{axis: m, together: [m]}]", "'m' is both the chart's axis and in `together`"),
+    ("[{axis: m}, {axis: m}]", "a chart over 'm' is already declared"),
+    ("[{axis: m, colour: red}]", "colour"),
+])
+def test_a_bad_scaling_axis_declaration_is_refused_with_its_file_and_line(second_copy, also, message):
+    from site_builder.errors import RecordErrors
+    from site_builder.records.load import load_catalog
+
+    path = second_copy / "families" / "grouped-matvec.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("scaling: {axis: k}", f"scaling: {{axis: k, also: {also}}}"), encoding="utf-8")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith("scaling:"))
+    with pytest.raises(RecordErrors) as info:
+        load_catalog(second_copy)
+    shown = [str(p) for p in info.value.problems]
+    assert any(message in p and f"grouped-matvec.yaml:{line}" in p for p in shown), shown
+
+
+def test_a_declared_scaling_axis_is_read(second_copy):
+    from site_builder.records.load import load_catalog
+
+    path = second_copy / "families" / "grouped-matvec.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "scaling: {axis: k}", 'scaling: {axis: k, also: [{axis: m, title: "decode sizes"}]}'), encoding="utf-8")
+    family = load_catalog(second_copy).families["grouped-matvec"]
+    assert charts.scaling_views(family) == [("k", (), None), ("m", (), "decode sizes")]

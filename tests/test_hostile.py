@@ -170,6 +170,12 @@ def _absolute_hardware(root):
     add_run(root, RESULT, RUN_HEAD.replace("hardware: h100-sxm", "hardware: /etc"))
 
 
+def _line_of(rel: str, text: str) -> int:
+    """The line of the committed record `rel` that holds `text` (so an edit above it moves nothing here)."""
+    lines = (RECORDS / rel).read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
+
+
 def _slash_workload(root):
     edit(root, FAMILY, "{id: r2048-h1024-fp32,", "{id: r2048/h1024-fp32,")
 
@@ -278,8 +284,9 @@ REFUSED = [
                      "digits and single - _ . between them, e.g. my-kernel-v2"),
     (_absolute_hardware, f"records/{NEW_RUN}:3: `hardware` is '/etc', not a slug — use lower-case letters, "
                          "digits and single - _ . between them, e.g. my-kernel-v2"),
-    (_slash_workload, "records/families/fused-add-rmsnorm.yaml:32: `workloads.0.id` is 'r2048/h1024-fp32', not a "
-                      "slug — use lower-case letters, digits and single - _ . between them, e.g. my-kernel-v2"),
+    (_slash_workload, f"records/families/fused-add-rmsnorm.yaml:{_line_of(FAMILY, '{id: r2048-h1024-fp32,')}: "
+                      "`workloads.0.id` is 'r2048/h1024-fp32', not a slug — use lower-case letters, digits and "
+                      "single - _ . between them, e.g. my-kernel-v2"),
     (_upper_case_id, "records/implementations/Liger-Fused.yaml:3: `id` is 'Liger-Fused', not a slug — use "
                      "lower-case letters, digits and single - _ . between them, e.g. my-kernel-v2"),
     (_case_collision, "records/implementations/LIGER-FUSED.yaml:3: duplicate id 'liger-fused' (also in "

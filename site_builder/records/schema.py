@@ -304,8 +304,21 @@ class Workload(Record):
         return dict(self.model_extra or {})
 
 
+class ScalingAxis(Record):
+    axis: Slug = Field(description="the axis on this chart's x axis (e.g. rows, for the decode sizes)")
+    together: list[Slug] = Field(default_factory=list, max_length=8,
+                                 description="axes that change with it, so they are not held constant "
+                                             "(e.g. pos_batch, when it equals batch)")
+    title: ShortText | None = Field(default=None, description="what these sizes are, named over the chart "
+                                                              "(e.g. 'decode sizes')")
+
+
 class Scaling(Record):
     axis: Slug = Field(description="the axis on the chart's x axis; the others are held constant")
+    also: list[ScalingAxis] = Field(default_factory=list, max_length=8,
+                                    description="more scaling charts, over other axes (for example rows, where "
+                                                "the family declares decode sizes); each drawn where at least "
+                                                "three sizes were measured with the others held constant")
 
 
 class Family(VersionedRecord):
@@ -353,6 +366,20 @@ class Family(VersionedRecord):
             raise ValueError(f"headline {self.headline!r} is not one of this family's workloads — use one of the ids under `workloads`")
         if self.scaling.axis not in axes:
             raise ValueError(f"scaling axis {self.scaling.axis!r} is not a declared axis — use one of semantics.axes")
+        views = [(self.scaling.axis, ())]
+        for i, more in enumerate(self.scaling.also):
+            for name in (more.axis, *more.together):
+                if name not in axes:
+                    raise ValueError(f"[at scaling.also.{i}] axis {name!r} is not a declared axis — use one of "
+                                     "semantics.axes")
+            if more.axis in more.together:
+                raise ValueError(f"[at scaling.also.{i}] {more.axis!r} is both the chart's axis and in `together` "
+                                 "— list only the axes that change with it")
+            view = (more.axis, tuple(sorted(more.together)))
+            if view in views:
+                raise ValueError(f"[at scaling.also.{i}] a chart over {more.axis!r} is already declared — "
+                                 "remove the duplicate")
+            views.append(view)
         if self.arithmetic:
             for name in self.arithmetic.over:
                 if name not in axes:

@@ -98,4 +98,17 @@ def fmt_flops(value: float | None) -> str:
     return f"{value:.3g} FLOP"
 
 
-FILTERS = dict(tflops=fmt_tflops, intensity=fmt_intensity, flops=fmt_flops, us=fmt_us, ratio=fmt_ratio, pct=fmt_pct, gbps=fmt_gbps, bytes=fmt_bytes, num=fmt_num, md=markdown_html)
+_JSON_IN_HTML = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"})
+
+
+def compact_json(obj) -> Markup:
+    """JSON for a <script type="application/json"> (a chart's spec): no spaces, UTF-8 as is, and
+    the characters HTML would read (< > & ') escaped, as Jinja's tojson does."""
+    import json
+
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return Markup(text.translate(_JSON_IN_HTML))
+
+
+FILTERS = dict(tflops=fmt_tflops, intensity=fmt_intensity, flops=fmt_flops, us=fmt_us, ratio=fmt_ratio, pct=fmt_pct,
+               gbps=fmt_gbps, bytes=fmt_bytes, num=fmt_num, md=markdown_html, compact_json=compact_json)

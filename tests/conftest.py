@@ -86,3 +86,22 @@ def built_second(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site2") / "output"
     build(SECOND, out)
     return out
+
+
+#: A hardware record for runs on the CPU (the runner's CPU mode), for tests that write records.
+CPU_HARDWARE = """\
+schema_version: 1
+id: cpu
+name: Any CPU (tests)
+vendor: any
+device_names: [cpu]
+memory_gb: 8
+memory_bandwidth_gbps: 10
+datasheet_url: https://example.com/cpu
+"""
+
+
+def implementation_record(impl_id: str) -> str:
+    """The smallest valid implementation record, for tests that write their own records."""
+    return (f"schema_version: 1\nid: {impl_id}\nname: {impl_id}\nproject: test\nlanguage: python\n"
+            f"license: MIT\nsource_url: https://example.com/{impl_id}\n")

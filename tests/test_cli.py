@@ -51,3 +51,22 @@ def test_serve_without_a_build_says_what_to_do(tmp_path):
     result = CliRunner().invoke(main, ["serve", "--out", str(tmp_path / "nothing")])
     assert result.exit_code == 2
     assert "run `kernel-records build` first" in result.output
+
+
+def test_build_prints_one_line_per_file_with_warnings(capsys):
+    """An old run of many workloads is one problem: the build prints its first warning and how
+    many more that file has, then a total; `check` lists every one."""
+    from site_builder.cli.site import _print_warnings
+    from site_builder.errors import Problem
+
+    many = [Problem("records/runs/a.yaml", 30 + i, f"old version on workload {i}", "re-run it", "warning")
+            for i in range(12)]
+    one = [Problem("records/runs/b.yaml", 7, "control characters removed", "nothing to do", "warning")]
+    _print_warnings(many + one)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "records/runs/a.yaml:30: warning: old version on workload 0 — re-run it "
+        "(and 11 more in this file: `kernel-records check records/runs/a.yaml`)",
+        "records/runs/b.yaml:7: warning: control characters removed — nothing to do",
+        "13 warnings in 2 files; they do not stop the build",
+    ]

@@ -19,19 +19,10 @@ from site_builder.runner.families import KERNELS_ROOT, load_family  # noqa: E402
 from site_builder.runner.family import Case  # noqa: E402
 from site_builder.records.schema import Workload  # noqa: E402
 
+from conftest import CPU_HARDWARE  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 FAMILIES = {"swiglu": "swiglu-eager", "swiglu-fused": "swiglu-eager", "rope": "rope-eager"}
-CPU_HARDWARE = """\
-schema_version: 1
-id: cpu
-name: CPU (tests)
-vendor: any
-device_names: [cpu]
-memory_gb: 16
-memory_bandwidth_gbps: 20
-datasheet_url: https://example.org/cpu
-"""
-
 
 @pytest.fixture(scope="module")
 def catalog():

@@ -20,7 +20,7 @@ from site_builder.cli import main
 from site_builder.errors import RecordErrors
 from site_builder.records.load import load_catalog
 
-from conftest import RECORDS, REPORTED_RUN_HEAD
+from conftest import CPU_HARDWARE, RECORDS, REPORTED_RUN_HEAD
 
 IMPL = "implementations/liger-fused.yaml"
 HW = "hardware/h200.yaml"
@@ -170,6 +170,12 @@ def _absolute_hardware(root):
     add_run(root, RESULT, RUN_HEAD.replace("hardware: h100-sxm", "hardware: /etc"))
 
 
+def _line_of(rel: str, text: str) -> int:
+    """The line of the committed record `rel` that holds `text` (so an edit above it moves nothing here)."""
+    lines = (RECORDS / rel).read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
+
+
 def _slash_workload(root):
     edit(root, FAMILY, "{id: r2048-h1024-fp32,", "{id: r2048/h1024-fp32,")
 
@@ -278,8 +284,9 @@ REFUSED = [
                      "digits and single - _ . between them, e.g. my-kernel-v2"),
     (_absolute_hardware, f"records/{NEW_RUN}:3: `hardware` is '/etc', not a slug — use lower-case letters, "
                          "digits and single - _ . between them, e.g. my-kernel-v2"),
-    (_slash_workload, "records/families/fused-add-rmsnorm.yaml:32: `workloads.0.id` is 'r2048/h1024-fp32', not a "
-                      "slug — use lower-case letters, digits and single - _ . between them, e.g. my-kernel-v2"),
+    (_slash_workload, f"records/families/fused-add-rmsnorm.yaml:{_line_of(FAMILY, '{id: r2048-h1024-fp32,')}: "
+                      "`workloads.0.id` is 'r2048/h1024-fp32', not a slug — use lower-case letters, digits and "
+                      "single - _ . between them, e.g. my-kernel-v2"),
     (_upper_case_id, "records/implementations/Liger-Fused.yaml:3: `id` is 'Liger-Fused', not a slug — use "
                      "lower-case letters, digits and single - _ . between them, e.g. my-kernel-v2"),
     (_case_collision, "records/implementations/LIGER-FUSED.yaml:3: duplicate id 'liger-fused' (also in "
@@ -520,17 +527,6 @@ def test_links_in_the_site_are_http_or_relative(hostile_site):
 
 
 # --- no code runs because a record says so -------------------------------------------------
-
-CPU_HARDWARE = """\
-schema_version: 1
-id: cpu
-name: CPU (tests)
-vendor: any
-device_names: [cpu]
-memory_gb: 16
-memory_bandwidth_gbps: 20
-datasheet_url: https://example.org/cpu
-"""
 
 
 def test_the_runner_refuses_an_implementation_without_registered_code(tree, monkeypatch):

@@ -152,3 +152,19 @@ def test_chart_specs_from_templates_are_what_altair_makes():
                "median": "—", "record": "new record"} for d in (1, 2)]
     for one_day in (True, False):
         assert charts.history_spec(points, points[:1], one_day) == charts.altair_history_spec(points, points[:1], one_day)
+
+
+def test_the_kept_vega_templates_are_what_the_installed_altair_makes():
+    """vega_templates.py (so a build never imports altair) is altair's output: if this fails after
+    an altair upgrade, run `python -m site_builder.site.charts` and commit the file."""
+    import json
+
+    from site_builder.site import charts
+    from site_builder.site.vega_templates import TEMPLATES
+
+    assert {k: json.loads(v) for k, v in TEMPLATES.items()} == charts.altair_templates()
+    for xs in ([8, 16, 32, 64, 128, 256, 512, 1024, 4096], [2 ** i for i in range(30)]):  # turned labels; thinned
+        data = [{"x": x, "us": 1.0 + i, "impl": "I", "median": "—"} for i, x in enumerate(xs)]
+        for relative in (False, True):
+            make = charts.relative_spec if relative else charts.scaling_spec
+            assert make(data, xs, "n") == charts.altair_scaling_spec(data, xs, "n", relative=relative)

@@ -1,6 +1,6 @@
 """The kr-kernels distribution (kernels/pyproject.toml) installs into a fresh virtual environment
 with torch and Triton by the command README.md documents, `pip install ./kernels`, and one import
-and one call run the fused add + RMSNorm with the family page's semantics, under
+and one call run the fused add + RMSNorm with the family page's semantics (and the GEMM), under
 TRITON_INTERPRET=1, checked against the float64 reference (float32, odd shapes).
 
 The fresh venv gets torch 2.13.0 (CPU), triton 3.9.0 and numpy from the local wheels, as dev.py
@@ -39,6 +39,12 @@ for shape in ((3, 1000), (2, 5, 4097), (1, 64)):
     out[str(shape)] = {"h_exact": bool(torch.equal(h, hr)), "y_close": bool(ok.all()),
                        "dtypes": [str(y.dtype), str(h.dtype)], "shapes": [list(y.shape), list(h.shape)],
                        "inputs_new": y.data_ptr() not in (x.data_ptr(), r.data_ptr())}
+import kr_kernels.gemm as gemm_package
+from kr_kernels.gemm import gemm
+out["gemm_engine"] = gemm_package._ENGINE
+a, b = torch.randn(7, 100), torch.randn(33, 100) / 10
+c = gemm(a, b)  # c = a @ b.T; float32 products (IEEE) accumulated in float32
+out["gemm_close"] = bool(((c.double() - a.double() @ b.double().T).abs() <= 1e-5).all())
 print(json.dumps(out))
 '''
 
@@ -73,6 +79,7 @@ def test_pip_install_kernels_into_a_fresh_venv(tmp_path):
     result = json.loads(sh(python, "-c", CALL, cwd=elsewhere).strip().splitlines()[-1])
     assert Path(result.pop("file")).is_relative_to(env_dir), "imported from outside the fresh venv"
     assert result.pop("engine") is False  # site_builder is not there
+    assert result.pop("gemm_engine") is False and result.pop("gemm_close") is True  # the GEMM stands alone too
     for shape, r in result.items():
         assert r["h_exact"] and r["y_close"] and r["inputs_new"], (shape, r)
         assert r["dtypes"] == ["torch.float32", "torch.float32"] and r["shapes"][0] == r["shapes"][1], (shape, r)

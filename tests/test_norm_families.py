@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import write
+from conftest import CPU_HARDWARE, write
 
 torch = pytest.importorskip("torch")
 
@@ -108,7 +108,7 @@ def test_family_through_the_runner_on_cpu(records_copy, family_id):
     data = yaml.safe_load((records_copy / "families" / f"{family_id}.yaml").read_text())
     data["workloads"] = list(data["workloads"]) + FWD_BWD
     (records_copy / "families" / f"{family_id}.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    write(records_copy, "hardware/cpu.yaml", CPU_HARDWARE_YAML)
+    write(records_copy, "hardware/cpu.yaml", CPU_HARDWARE)
     impls = CPU_IMPLS[family_id] + [FAMILIES[family_id][2]]
     [path] = run_all(records_copy, family=family_id, timeout=300, device="cpu", implementations=impls,
                      workloads=[w["id"] for w in FWD_BWD])
@@ -124,14 +124,3 @@ def test_family_through_the_runner_on_cpu(records_copy, family_id):
     files, _ = render_site(records_copy)
     assert any(p.startswith("runs/") and path.stem in p for p in files)
 
-
-CPU_HARDWARE_YAML = """
-    schema_version: 1
-    id: cpu
-    name: Any CPU (tests)
-    vendor: any
-    device_names: [cpu]
-    memory_gb: 8
-    memory_bandwidth_gbps: 10
-    datasheet_url: https://example.com/cpu
-"""

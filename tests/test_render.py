@@ -140,7 +140,11 @@ def test_second_family_renders_with_its_own_axes(built_second):
     assert page.find(id="scaling").find("svg") is not None
     row = page.find("tr", attrs={"data-workload": "m4096-k1024-fp16"})
     cells = [td.get_text(" ", strip=True) for td in row.find_all("td")]
-    assert cells[3] == "67.1 µs"  # compute-bound: 2 × 4 × 4096 × 1024 flops at 0.5 TFLOP/s
+    heads = [th.get_text(strip=True) for th in page.select("#floor-table thead th")]
+    col = lambda name: cells[heads.index(name)]
+    assert col("Datasheet floor") == "67.1 µs"  # compute-bound: 2 × 4 × 4096 × 1024 flops at 0.5 TFLOP/s
+    assert col("FLOPs") == "33.6 MFLOP" and col("Bound") == "compute"  # a family with flops shows them
+    assert col("Intensity") == "0.999 FLOP/B"  # 33.6 MFLOP over 4 × 4096 × 1024 × 2 + 4 × 1024 + 4 × 4096 × 2 bytes
     assert "Other GPU" in text(page.find(id="records"))
     assert "not measured" in text(page.find(id="records"))
 

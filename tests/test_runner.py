@@ -15,7 +15,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from conftest import REPO, write
+from conftest import CPU_HARDWARE, REPO, write
 
 pytest.importorskip("torch")
 
@@ -27,17 +27,6 @@ from site_builder.runner import run_all  # noqa: E402
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TOY_KERNELS = FIXTURES / "kernels"
 TOY_RECORDS = FIXTURES / "runner-records"
-
-CPU_HARDWARE = """
-    schema_version: 1
-    id: cpu
-    name: Any CPU (tests)
-    vendor: any
-    device_names: [cpu]
-    memory_gb: 8
-    memory_bandwidth_gbps: 10
-    datasheet_url: https://example.com/cpu
-"""
 
 
 @pytest.fixture

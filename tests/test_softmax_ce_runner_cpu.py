@@ -4,7 +4,6 @@ implementations pass the correctness gate, the GPU-only ones are recorded as dec
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -15,16 +14,7 @@ pytest.importorskip("torch")
 from site_builder.records.load import load_catalog  # noqa: E402
 from site_builder.runner import run_all  # noqa: E402
 
-CPU = """
-schema_version: 1
-id: cpu
-name: Any CPU (tests)
-vendor: any
-device_names: [cpu]
-memory_gb: 8
-memory_bandwidth_gbps: 10
-datasheet_url: https://example.com/cpu
-"""
+from conftest import CPU_HARDWARE, implementation_record  # noqa: E402
 
 SOFTMAX = """
 schema_version: 1
@@ -81,23 +71,13 @@ IMPLS = ["softmax-eager", "torch-softmax", "liger-softmax", "kr-triton-softmax",
          "ce-eager", "liger-cross-entropy", "kr-triton-cross-entropy", "ce-torch-compile"]
 
 
-def _impl(impl_id: str) -> str:
-    return textwrap.dedent(f"""
-        schema_version: 1
-        id: {impl_id}
-        name: {impl_id}
-        project: test
-        language: python
-        license: MIT
-        source_url: https://example.com/{impl_id}
-    """)
 
 
 @pytest.fixture
 def records(tmp_path) -> Path:
     root = tmp_path / "records"
-    for sub, name, text in [("hardware", "cpu", CPU), ("families", "softmax", SOFTMAX),
-                            ("families", "cross-entropy", CE), *[("implementations", i, _impl(i)) for i in IMPLS]]:
+    for sub, name, text in [("hardware", "cpu", CPU_HARDWARE), ("families", "softmax", SOFTMAX),
+                            ("families", "cross-entropy", CE), *[("implementations", i, implementation_record(i)) for i in IMPLS]]:
         (root / sub).mkdir(parents=True, exist_ok=True)
         (root / sub / f"{name}.yaml").write_text(text.lstrip(), encoding="utf-8")
     return root

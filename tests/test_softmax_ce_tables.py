@@ -7,16 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CPU = """
-schema_version: 1
-id: cpu
-name: Any CPU (tests)
-vendor: any
-device_names: [cpu]
-memory_gb: 8
-memory_bandwidth_gbps: 10
-datasheet_url: https://example.com/cpu
-"""
+from conftest import CPU_HARDWARE, implementation_record
 
 SOFTMAX = """
 schema_version: 1
@@ -42,9 +33,6 @@ workloads:
 """
 
 
-def _impl(impl_id: str) -> str:
-    return (f"schema_version: 1\nid: {impl_id}\nname: {impl_id}\nproject: test\nlanguage: python\n"
-            f"license: MIT\nsource_url: https://example.com/{impl_id}\n")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,8 +56,8 @@ results:
 
 def test_table_and_targets(tmp_path):
     records = tmp_path / "records"
-    for sub, name, text in [("hardware", "cpu", CPU), ("families", "softmax", SOFTMAX),
-                            *[("implementations", i, _impl(i)) for i in
+    for sub, name, text in [("hardware", "cpu", CPU_HARDWARE), ("families", "softmax", SOFTMAX),
+                            *[("implementations", i, implementation_record(i)) for i in
                               ("softmax-eager", "kr-triton-softmax", "torch-softmax", "liger-softmax")]]:
         (records / sub).mkdir(parents=True, exist_ok=True)
         (records / sub / f"{name}.yaml").write_text(text.lstrip())

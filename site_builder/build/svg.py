@@ -1,5 +1,7 @@
-"""Chart specs into inline SVG: vl-convert, made smaller (svgslim), through a cache of SVGs
-keyed by the spec's hash; many misses are rendered on both cores (fresh processes: the
+"""Charts into inline SVG, through a cache of SVGs. A chart that can draw itself (the site's own
+kinds: site/svgdraw.py, about a millisecond each) is drawn here, cached under its key. Any
+other chart is rendered from its Vega-Lite spec by vl-convert, made smaller (svgslim), cached
+under the spec's hash; many such misses are rendered on both cores (fresh processes: the
 renderer's runtime does not survive a fork)."""
 
 from __future__ import annotations
@@ -33,8 +35,16 @@ def render_charts(charts, store, jobs: int) -> int:
     """Give every chart its spec and SVG; `store` maps spec hash -> SVG. Returns how many were rendered."""
     todo: dict[str, dict] = {}
     keyed = []
+    drawn = 0
     for chart in charts:
-        spec = chart.ensure_spec()
+        spec = chart.ensure_spec()  # the page embeds it, for the interactive view
+        if chart.draw is not None:
+            key = "d-" + chart.key
+            if store.get(key) is None:
+                store.put(key, chart.draw())
+                drawn += 1
+            keyed.append((chart, key))
+            continue
         key = spec_key(spec)
         keyed.append((chart, key))
         if store.get(key) is None:
@@ -48,7 +58,7 @@ def render_charts(charts, store, jobs: int) -> int:
             store.put(k, svg)
     for chart, key in keyed:
         chart.svg = store.get(key)
-    return len(todo)
+    return len(todo) + drawn
 
 
 def _in_workers(specs: list[dict], n: int) -> list[str]:

@@ -42,13 +42,26 @@ def build(records: Path, out: Path, no_run: bool, cache: Path | None, no_cache: 
         else:
             click.echo("No CUDA GPU here: rendering the committed records.")
     report = build_site(records, out, cache=False if no_cache else (cache or True), jobs=jobs)
-    for w in report.warnings:
-        click.echo(str(w), err=True)
+    _print_warnings(report.warnings)
     if report.unchanged:
         click.echo(f"Nothing changed: {report.out} is current ({report.files} files; {report.seconds:.1f} s).")
     else:
         click.echo(f"Built {report.pages} pages ({report.files} files) into {report.out} "
                    f"in {report.seconds:.1f} s ({report.rendered} pages and {report.charts} charts rendered).")
+
+
+def _print_warnings(warnings) -> None:
+    """The build's warnings, one line per file: its first warning, and how many more it has (an
+    old run of 90 workloads is one problem, not 90 lines). `kernel-records check` lists them all."""
+    by_file: dict[str, list] = {}
+    for w in warnings:
+        by_file.setdefault(w.path, []).append(w)
+    for path, ws in by_file.items():
+        more = f" (and {len(ws) - 1} more in this file: `kernel-records check {path}`)" if len(ws) > 1 else ""
+        click.echo(f"{ws[0]}{more}", err=True)
+    if len(by_file) > 1:
+        n = sum(map(len, by_file.values()))
+        click.echo(f"{n} warnings in {len(by_file)} files; they do not stop the build", err=True)
 
 
 @click.command()

@@ -11,7 +11,7 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .floors import Floor, floor
+from .floors import Floor, floor, measured_peak
 from ..records.load import Catalog, LoadedRun
 from ..records.schema import Family, Hardware, Implementation, Result, Stat, Workload
 
@@ -76,10 +76,10 @@ def build_entries(catalog: Catalog) -> list[Entry]:
     entries: list[Entry] = []
     floors: dict[tuple, Floor] = {}  # a floor depends on these only: computed once for all runs
 
-    def floor_of(family, workload, hardware, copy_bw=None, launch=None) -> Floor:
-        key = (family.id, workload.id, hardware.id, copy_bw, launch)
+    def floor_of(family, workload, hardware, copy_bw=None, launch=None, peak=None) -> Floor:
+        key = (family.id, workload.id, hardware.id, copy_bw, launch, peak)
         if key not in floors:
-            floors[key] = floor(family, workload, hardware, copy_bw, launch)
+            floors[key] = floor(family, workload, hardware, copy_bw, launch, peak)
         return floors[key]
 
     for lr in catalog.runs:
@@ -90,19 +90,31 @@ def build_entries(catalog: Catalog) -> list[Entry]:
         copy_bw = run.environment.copy_bandwidth_gbps if run.environment else None
         launch = run.environment.launch_floor_us if run.environment else None
         clock = "device_us" if run.protocol.clock == "device" else "e2e_us"
+        peak = _run_peak(run, family, hardware, workloads, clock)
         for i, result in enumerate(run.results):
             workload = workloads[result.workload]
             entry = Entry(
                 lr=lr, index=i, result=result, family=family, workload=workload,
                 hardware=hardware, implementation=catalog.implementations[result.implementation],
                 floor=floor_of(family, workload, hardware),
-                measured_floor=floor_of(family, workload, hardware, copy_bw, launch) if copy_bw else None,
+                measured_floor=floor_of(family, workload, hardware, copy_bw, launch, peak) if copy_bw else None,
                 stat=getattr(result, clock),
             )
             entry.reasons.extend(_ineligible(entry))
             entries.append(entry)
     _mark_superseded(entries)
     return entries
+
+
+def _run_peak(run, family: Family, hardware: Hardware, workloads: dict, clock: str) -> float | None:
+    """The run's measured peak (floors.measured_peak) over its results that passed their check
+    (a measured run's result without a check does not count); None unless the family asks."""
+    if family.arithmetic is None or family.arithmetic.measured_peak == "none":
+        return None
+    timed = [(workloads[r.workload], getattr(r, clock).median) for r in run.results
+             if r.status == "ok" and getattr(r, clock) is not None
+             and (r.correctness.passed if r.correctness is not None else run.trust != "measured")]
+    return measured_peak(family, hardware, timed)
 
 
 def _ineligible(entry: Entry) -> list[str]:

@@ -29,6 +29,7 @@ class Cohort:
     ranked: tuple[Entry, ...]  # the eligible ones, in rank order
     copy_bandwidth_gbps: float | None  # measured in one of its ranked runs, else the GPU's newest
     launch_floor_us: float | None = None  # an empty kernel's device time, measured in one of its ranked runs
+    measured_peak_tflops: float | None = None  # the best compute rate of one of its ranked runs (floors.measured_peak)
 
     @property
     def first(self) -> Entry | None:
@@ -41,7 +42,8 @@ class Cohort:
     def measured_floor(self) -> Floor | None:
         e0 = self.entries[0]
         bw = self.copy_bandwidth_gbps
-        return floor(e0.family, e0.workload, e0.hardware, bw, self.launch_floor_us) if bw else None
+        return floor(e0.family, e0.workload, e0.hardware, bw, self.launch_floor_us,
+                     self.measured_peak_tflops) if bw else None
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,9 @@ def derive(catalog: Catalog, entries: list[Entry] | None = None) -> SiteIndex:
                        if e.run.environment and e.run.environment.copy_bandwidth_gbps), None)
         launch = next((e.run.environment.launch_floor_us for e in rows
                        if e.run.environment and e.run.environment.launch_floor_us), None)
-        cohort = Cohort(key, tuple(group), rows, own_bw or copy_bw.get(key.hardware), launch)
+        peak = next((e.measured_floor.measured_peak_tflops for e in rows
+                     if e.measured_floor and e.measured_floor.measured_peak_tflops), None)
+        cohort = Cohort(key, tuple(group), rows, own_bw or copy_bw.get(key.hardware), launch, peak)
         ranked_cohorts[key] = cohort
         per_workload[(key.family, key.workload)].append(cohort)
     for items in per_workload.values():

@@ -191,12 +191,30 @@ class TensorSpec(Record):
     )
 
 
+PeakKey = Literal["fp32", "bf16_tensor", "fp16_tensor", "fp8_tensor"]
+
+
 class Arithmetic(Record):
     """An arithmetic term for the floor: flops = flops_per_point × the product of `over`."""
 
     flops_per_point: PositiveFloat
     over: list[Slug] = Field(min_length=1)
-    peak: Literal["fp32", "bf16_tensor", "fp16_tensor", "fp8_tensor"] = "fp32"
+    peak: PeakKey = Field(default="fp32", description="the hardware's datasheet peak (peak_tflops key) "
+                                                      "the flops run at")
+    peak_by_dtype: dict[DType, PeakKey] = Field(
+        default_factory=dict,
+        description="a different datasheet peak for workloads of these dtypes (e.g. {float32: fp32} in a "
+                    "family whose bf16 workloads use bf16_tensor); others use `peak`",
+    )
+    measured_peak: Literal["none", "best-in-run"] = Field(
+        default="none",
+        description="best-in-run: the measured floor's compute term also runs at the best rate any "
+                    "result of the same run reached on a compute-bound workload of the family (the "
+                    "measured peak, as the copy bandwidth is the measured memory rate)",
+    )
+
+    def peak_for(self, dtype: str) -> str:
+        return self.peak_by_dtype.get(dtype, self.peak)
 
 
 WorkloadKind = Literal["forward", "backward", "forward+backward"]
@@ -286,8 +304,21 @@ class Workload(Record):
         return dict(self.model_extra or {})
 
 
+class ScalingAxis(Record):
+    axis: Slug = Field(description="the axis on this chart's x axis (e.g. rows, for the decode sizes)")
+    together: list[Slug] = Field(default_factory=list, max_length=8,
+                                 description="axes that change with it, so they are not held constant "
+                                             "(e.g. pos_batch, when it equals batch)")
+    title: ShortText | None = Field(default=None, description="what these sizes are, named over the chart "
+                                                              "(e.g. 'decode sizes')")
+
+
 class Scaling(Record):
     axis: Slug = Field(description="the axis on the chart's x axis; the others are held constant")
+    also: list[ScalingAxis] = Field(default_factory=list, max_length=8,
+                                    description="more scaling charts, over other axes (for example rows, where "
+                                                "the family declares decode sizes); each drawn where at least "
+                                                "three sizes were measured with the others held constant")
 
 
 class Family(VersionedRecord):
@@ -300,6 +331,11 @@ class Family(VersionedRecord):
     baseline: Slug = Field(description="implementation id that speed-ups are quoted against")
     headline: Slug = Field(description="workload id of 'fastest usable today'")
     scaling: Scaling
+    charts: list[Literal["roofline"]] = Field(
+        default_factory=list,
+        description="chart kinds the family page draws beside the scaling chart: roofline (achieved "
+                    "TFLOP/s against arithmetic intensity, log-log; needs `arithmetic`)",
+    )
     workloads: list[Workload] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -330,10 +366,29 @@ class Family(VersionedRecord):
             raise ValueError(f"headline {self.headline!r} is not one of this family's workloads — use one of the ids under `workloads`")
         if self.scaling.axis not in axes:
             raise ValueError(f"scaling axis {self.scaling.axis!r} is not a declared axis — use one of semantics.axes")
+        views = [(self.scaling.axis, ())]
+        for i, more in enumerate(self.scaling.also):
+            for name in (more.axis, *more.together):
+                if name not in axes:
+                    raise ValueError(f"[at scaling.also.{i}] axis {name!r} is not a declared axis — use one of "
+                                     "semantics.axes")
+            if more.axis in more.together:
+                raise ValueError(f"[at scaling.also.{i}] {more.axis!r} is both the chart's axis and in `together` "
+                                 "— list only the axes that change with it")
+            view = (more.axis, tuple(sorted(more.together)))
+            if view in views:
+                raise ValueError(f"[at scaling.also.{i}] a chart over {more.axis!r} is already declared — "
+                                 "remove the duplicate")
+            views.append(view)
         if self.arithmetic:
             for name in self.arithmetic.over:
                 if name not in axes:
                     raise ValueError(f"arithmetic term uses undeclared axis {name!r} — use one of semantics.axes")
+        if "roofline" in self.charts and self.arithmetic is None:
+            raise ValueError("a roofline chart needs the family's flops — add `arithmetic: {flops_per_point: ..., "
+                             "over: [...], peak: ...}` or remove `roofline` from `charts`")
+        if len(set(self.charts)) != len(self.charts):
+            raise ValueError("a chart kind is listed twice under `charts` — list each once")
         return self
 
 
@@ -370,7 +425,7 @@ class Hardware(VersionedRecord):
     )
     memory_gb: PositiveFloat
     memory_bandwidth_gbps: PositiveFloat = Field(description="datasheet DRAM bandwidth, GB/s")
-    peak_tflops: dict[Literal["fp32", "bf16_tensor", "fp16_tensor", "fp8_tensor"], PositiveFloat] = (
+    peak_tflops: dict[PeakKey, PositiveFloat] = (
         Field(default_factory=dict, description="datasheet dense peak rates")
     )
     sms: int | None = Field(default=None, gt=0)

@@ -76,4 +76,39 @@ def fmt_num(value) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
-FILTERS = dict(us=fmt_us, ratio=fmt_ratio, pct=fmt_pct, gbps=fmt_gbps, bytes=fmt_bytes, num=fmt_num, md=markdown_html)
+def fmt_tflops(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.0f} TFLOP/s" if value >= 100 else f"{value:.3g} TFLOP/s"
+
+
+def fmt_intensity(value: float | None) -> str:
+    """Arithmetic intensity, FLOP per byte."""
+    if value is None:
+        return "—"
+    return f"{value:,.0f} FLOP/B" if value >= 100 else f"{value:.3g} FLOP/B"
+
+
+def fmt_flops(value: float | None) -> str:
+    if value is None:
+        return "—"
+    for unit, scale in (("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6), ("kFLOP", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.3g} FLOP"
+
+
+_JSON_IN_HTML = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"})
+
+
+def compact_json(obj) -> Markup:
+    """JSON for a <script type="application/json"> (a chart's spec): no spaces, UTF-8 as is, and
+    the characters HTML would read (< > & ') escaped, as Jinja's tojson does."""
+    import json
+
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return Markup(text.translate(_JSON_IN_HTML))
+
+
+FILTERS = dict(tflops=fmt_tflops, intensity=fmt_intensity, flops=fmt_flops, us=fmt_us, ratio=fmt_ratio, pct=fmt_pct,
+               gbps=fmt_gbps, bytes=fmt_bytes, num=fmt_num, md=markdown_html, compact_json=compact_json)

@@ -10,6 +10,7 @@ import hashlib
 import json
 
 from ..derive.entries import Entry, usable
+from ..derive.floors import achieved_tflops
 from ..derive.index import Cohort
 from ..records.schema import DTYPE_SHORT, Family, Workload
 from . import urls
@@ -112,6 +113,13 @@ _impl_part, _run_part = _ByIdentity(_impl_part), _ByIdentity(_run_part)
 
 
 def entry_view(e: Entry, first: Entry | None = None, baseline: Entry | None = None) -> dict:
+    view = _entry_view(e, first, baseline)
+    if e.family.arithmetic is not None:  # a family with flops: the rate beside the time
+        view["tflops"] = achieved_tflops(e.floor.flops, e.time_us)
+    return view
+
+
+def _entry_view(e: Entry, first: Entry | None, baseline: Entry | None) -> dict:
     r, impl = e.result, e.implementation
     stat = e.stat
     im, rn = _impl_part(impl), _run_part(e.lr)
@@ -149,7 +157,7 @@ def floor_view(cohort: Cohort) -> dict:
     e0, best = cohort.entries[0], cohort.first
     datasheet = e0.floor
     measured = cohort.measured_floor()
-    return {
+    view = {
         "bytes": datasheet.bytes, "datasheet_us": datasheet.us, "bandwidth_gbps": datasheet.bandwidth_gbps,
         "memory_us": datasheet.memory_us, "compute_us": datasheet.compute_us, "flops": datasheet.flops,
         "peak_tflops": datasheet.peak_tflops, "bound": datasheet.bound,
@@ -162,6 +170,16 @@ def floor_view(cohort: Cohort) -> dict:
         "above_measured": (best.time_us / measured.us) if (best and measured) else None,
         "arithmetic": e0.family.arithmetic is not None,
     }
+    if e0.family.arithmetic is not None:  # the compute side: only families with flops show it
+        view.update({
+            "intensity": datasheet.intensity,  # FLOP per byte
+            "ridge": datasheet.ridge,  # FLOP per byte at the datasheet peak and bandwidth
+            "measured_peak_tflops": measured.measured_peak_tflops if measured else None,
+            "measured_compute_us": measured.measured_compute_us if measured else None,
+            "measured_ridge": measured.ridge if measured else None,
+            "record_tflops": achieved_tflops(datasheet.flops, best.time_us) if best else None,
+        })
+    return view
 
 
 def cohort_view(cohort: Cohort) -> dict:

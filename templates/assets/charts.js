@@ -8,6 +8,7 @@
   var root = document.documentElement.getAttribute("data-root") || "";
   var libs = ["vega.min.js", "vega-lite.min.js", "vega-embed.min.js"];
   var state = "idle", waiting = [];
+  var NARROW = 600;
   function set(s) { state = s; document.documentElement.setAttribute("data-charts", s); }
 
   function loadLibs(then) {
@@ -39,8 +40,9 @@
     box.appendChild(live);
     window.vegaEmbed(live, spec, { renderer: "svg", actions: false, logLevel: window.vega ? window.vega.Error : 0, tooltip: { theme: dark ? "dark" : "light" } })
       .then(function () {
-        var still = box.querySelector("svg");
-        if (still && still.parentNode === box) box.removeChild(still);
+        Array.prototype.slice.call(box.children).forEach(function (still) {
+          if (still.tagName.toLowerCase() === "svg") box.removeChild(still);  // the static drawings
+        });
         box.classList.add("interactive");
       })
       .catch(function () { if (live.parentNode) box.removeChild(live); });
@@ -50,6 +52,8 @@
     items.forEach(function (item) {
       if (!item.isIntersecting) return;
       seen.unobserve(item.target);
+      // on a narrow screen the static drawing made for it stays: the live view is drawn 560 px wide
+      if (item.target.clientWidth < NARROW) return;
       loadLibs(function () { enhance(item.target); });
     });
   }, { rootMargin: "200px" });

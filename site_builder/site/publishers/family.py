@@ -25,7 +25,7 @@ def publish(index: SiteIndex, site: SiteContext):
     for fid, family in sorted(index.catalog.families.items()):
         model = family_page(index, family)
         yield Page(urls.family(fid), "family.html", {"f": model},
-                   tuple(c[k] for c in model.charts for k in ("chart", "relative")))
+                   tuple(c[k] for c in model.charts for k in ("chart", "relative") if k in c))
         yield Data(urls.family_json(fid), to_json(family_data(model)))
         yield Data(urls.family_csv(fid), family_csv(model))
 
@@ -71,7 +71,8 @@ def family_page(index: SiteIndex, family: Family) -> FamilyPage:
                  "protocol": c["protocol"], **c["floor"]}
                 for lb in leaderboards for c in lb["cohorts"]],
         leaderboards=leaderboards,
-        charts=charts.scaling_charts(family, mine),
+        # scaling charts, then the chart kinds the family declares (rooflines: `chart_kind` set)
+        charts=charts.scaling_charts(family, mine) + charts.roofline_charts(family, mine),
         implementations=_implementations(catalog, family, mine, headline),
         semantics=_semantics(family),
         sources=_sources(mine)[:RECENT_SOURCES],
@@ -181,7 +182,7 @@ def _semantics(family: Family) -> dict:
               "tensors": [tensor(n, t, "input") for n, t in ks.inputs.items()]
               + [tensor(n, t, "output") for n, t in ks.outputs.items()]}
              for k, ks in s.kinds.items() if any(w.kind == k for w in family.workloads)]
-    return {
+    out = {
         "tensors": [tensor(n, t, "input") for n, t in s.inputs.items()]
         + [tensor(n, t, "output") for n, t in s.outputs.items()],
         "axes": [{"name": n, "kind": a.kind, "value": a.value} for n, a in s.axes.items()],
@@ -190,6 +191,9 @@ def _semantics(family: Family) -> dict:
         "arithmetic": family.arithmetic.model_dump() if family.arithmetic else None,
         "kinds": kinds,
     }
+    if family.charts:  # the chart kinds it declares (a family without any keeps its JSON as it was)
+        out["charts"] = list(family.charts)
+    return out
 
 
 def _sources(mine) -> list[dict]:

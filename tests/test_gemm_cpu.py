@@ -1,0 +1,221 @@
+"""CPU tests of the gemm family: the float64 reference, the tolerance that grows with K, the
+shape hooks, the configuration model, and our Triton kernels (kernels/gemm/kr_triton*.py) and
+the tutorial-style kernel (kernels/gemm/tutorial.py) under the Triton interpreter in float32 at
+small odd shapes. Triton 3.9's interpreter runs TMA tensor descriptors (out-of-bounds loads
+zero-filled, stores clipped), so the TMA kernel is tested here too, not only its pointer twin.
+
+TRITON_INTERPRET=1 is set here, before triton is imported; if another test module imported
+the GPU build first, the tests run again in a fresh process, so the kernels are interpreted.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+_TRITON_PREIMPORTED = "triton" in sys.modules
+os.environ["TRITON_INTERPRET"] = "1"
+
+import pytest  # noqa: E402
+
+torch = pytest.importorskip("torch")
+triton = pytest.importorskip("triton")
+pytest.importorskip("numpy")  # the Triton interpreter needs it
+
+ROOT = Path(__file__).resolve().parents[1]
+_IN_SUBPROCESS = type(triton.language.standard.sum).__name__ != "InterpretedFunction"
+
+
+def test_cpu_suite_in_fresh_process():
+    if not _IN_SUBPROCESS:
+        pytest.skip("Triton is interpreted in this process: the tests below run here")
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
+                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
+
+
+@pytest.fixture(autouse=True)
+def _only_subprocess_runner_here(request):
+    if _IN_SUBPROCESS and request.node.name != "test_cpu_suite_in_fresh_process":
+        pytest.skip("run by test_cpu_suite_in_fresh_process")
+
+
+def _mod(name):
+    from site_builder.runner.families import import_module
+
+    return import_module("gemm", name)
+
+
+if not _IN_SUBPROCESS:
+    kr = _mod("kr_triton")
+    tut = _mod("tutorial")
+    ref = _mod("reference")
+    pkg = _mod(None)
+
+
+def _case(m, n, k, dtype="float32"):
+    from site_builder.runner.family import Case, Tensor
+
+    return Case(id=f"t-m{m}-n{n}-k{k}", dtype=dtype, sizes={"m": m, "n": n, "k": k},
+                inputs={"a": Tensor(dtype, (m, k)), "b": Tensor(dtype, (n, k))},
+                outputs={"c": Tensor(dtype, (m, n))})
+
+
+def _inputs(m, n, k, seed=0):
+    case = _case(m, n, k)
+    return case, pkg.family.make_inputs(case, seed, "cpu")
+
+
+def _assert_close(case, out, want):
+    tol = ref.tolerance(case, "c")
+    err = (out.double() - want).abs()
+    bound = tol.atol + tol.rtol * want.abs()
+    assert out.shape == want.shape and not torch.isnan(out).any()
+    assert bool((err <= bound).all()), f"max error {err.max().item():.3g}, bound {bound.min().item():.3g}"
+
+
+# --- reference, tolerance, inputs -----------------------------------------------------------
+
+
+def test_reference_is_the_float64_product():
+    case, x = _inputs(5, 7, 33)
+    want = (x["a"].double().numpy() @ x["b"].double().numpy().T)
+    got = pkg.family.reference(case, x)["c"]
+    assert got.dtype == torch.float64 and torch.allclose(got, torch.from_numpy(want), rtol=1e-12, atol=1e-12)
+
+
+def test_inputs_keep_c_near_one_at_every_k():
+    for k in (64, 4096):
+        case, x = _inputs(64, 64, k)
+        c = pkg.family.reference(case, x)["c"]
+        assert 0.7 < c.std().item() < 1.3, (k, c.std().item())
+
+
+def test_tolerance_grows_with_k_as_float32_accumulation_does():
+    small, large = ref.tolerance(_case(1, 8, 1024, "bfloat16")), ref.tolerance(_case(1, 8, 4096, "bfloat16"))
+    acc = ref.accumulation_atol
+    assert acc(4096) == pytest.approx(4 * acc(1024))  # λ·√K·u·(2/π)·√K: linear in K for our inputs
+    assert large.atol - small.atol == pytest.approx(acc(4096) - acc(1024))
+    assert small.rtol == 2.0 ** -8  # one bf16 ulp for the final rounding
+    f32 = ref.tolerance(_case(1, 8, 1024))
+    assert f32.atol == pytest.approx(acc(1024)) and f32.rtol == pytest.approx(4 * 2.0 ** -24)
+
+
+def test_tolerance_is_met_by_a_float32_product_and_missed_by_a_perturbed_one():
+    case, x = _inputs(16, 48, 4096)
+    want = pkg.family.reference(case, x)["c"]
+    _assert_close(case, x["a"] @ x["b"].T, want)  # torch's float32 CPU product
+    bad = (x["a"] @ x["b"].T).clone()
+    bad[3, 5] += 4 * ref.accumulation_atol(4096)  # past the bound: one wrong element fails
+    with pytest.raises(AssertionError):
+        _assert_close(case, bad, want)
+
+
+# --- shapes -----------------------------------------------------------------------------------
+
+
+def test_sample_shapes_are_reproducible_and_in_range():
+    a, b = pkg.family.sample_shapes(30, 1), pkg.family.sample_shapes(30, 1)
+    assert a == b and a != pkg.family.sample_shapes(30, 2)
+    for s in a:
+        m, n, k = s.sizes["m"], s.sizes["n"], s.sizes["k"]
+        assert 1 <= m <= 16384 and 128 <= n <= 32768 and 128 <= k <= 32768 and s.dtype == "bfloat16"
+        assert 2 * m * n * k <= 8e12 or m == 1
+    assert any(s.sizes["m"] <= 16 for s in a) and any(s.sizes["m"] > 1024 for s in a)
+    assert any(s.sizes["k"] % 8 for s in a)  # some draws take the unaligned path
+
+
+def test_models_set_holds_the_projection_shapes():
+    assert pkg.family.shape_sets() == ("models",)
+    models = {(s.sizes["m"], s.sizes["n"], s.sizes["k"]) for s in pkg.family.shape_set("models")}
+    with pytest.raises(KeyError):
+        pkg.family.shape_set("nope")
+    # the shapes named in the family module's list, at every M the record uses
+    for n, k in [(6144, 4096), (57344, 8192), (4096, 7168), (10240, 5120)]:
+        assert all((m, n, k) in models for m in (1, 16, 128, 1024, 4096, 16384))
+
+
+# --- the configuration model ----------------------------------------------------------------
+
+
+def test_config_model_classes():
+    sms = 132
+    for m in (1, 7, 16):
+        cfg = kr.config_for(m, 4096, 14336, sms)
+        assert cfg["kernel"] == "split_k" and cfg["splits"] * cfg["k_per_split"] >= 14336
+        assert (cfg["splits"] - 1) * cfg["k_per_split"] < 14336  # no empty slice
+        assert cfg == kr.config_for(1, 4096, 14336, sms)  # the decode split does not depend on M
+        tiles = triton.cdiv(4096, cfg["BN"])
+        assert tiles * cfg["splits"] >= sms  # enough programs to fill the GPU
+    assert kr.config_for(128, 4096, 4096, sms)["kernel"] == "split_k"
+    big = kr.config_for(4096, 28672, 4096, sms)
+    assert big["kernel"] == "tma" and (big["BM"], big["BN"]) == (128, 256)
+    assert kr.config_for(4096, 28672, 4096, sms, tma_ok=False)["kernel"] == "tiles"
+    assert kr.config_for(16384, 1024, 1024, sms)["BN"] == 128
+
+
+def test_config_override_and_its_bad_input(monkeypatch):
+    monkeypatch.setenv("KR_GEMM_CONFIG", json.dumps({"kernel": "tiles", "BM": 16, "BN": 16, "BK": 16,
+                                                      "stages": 1, "warps": 4}))
+    assert kr.config_for(4096, 4096, 4096, 132)["kernel"] == "tiles"
+    monkeypatch.setenv("KR_GEMM_CONFIG", json.dumps({"kernel": "tma", "BMX": 1}))
+    with pytest.raises(ValueError, match="unknown keys"):
+        kr.config_for(4096, 4096, 4096, 132)
+
+
+def test_bad_arguments_get_clear_errors():
+    a = torch.randn(4, 8)
+    with pytest.raises(ValueError, match="K .* must agree"):
+        kr.gemm(a, torch.randn(5, 9))
+    with pytest.raises(ValueError, match="2-d"):
+        kr.gemm(a[None], torch.randn(5, 8))
+    with pytest.raises(ValueError, match="share one of"):
+        kr.gemm(a, torch.randn(5, 8, dtype=torch.float64))
+
+
+# --- our kernels and the tutorial kernel, interpreted, float32 --------------------------------
+
+TMA = {"kernel": "tma", "BM": 16, "BN": 32, "BK": 32, "stages": 2, "warps": 4, "GROUP_M": 2}
+TILES = dict(TMA, kernel="tiles")
+SPLIT = {"kernel": "split_k", "BM": 16, "BN": 16, "BK": 32, "stages": 2, "warps": 4}
+
+
+@pytest.mark.parametrize("m,n,k,cfg", [
+    (1, 64, 96, None), (7, 33, 100, None), (7, 33, 100, SPLIT),  # decode: the model's split-K
+    (1, 40, 200, dict(SPLIT, splits=3, k_per_split=96)),  # three K slices added in order
+    (7, 40, 104, TMA), (1000, 40, 72, dict(TMA, BM=64, GROUP_M=4)),  # TMA: odd M, ragged K tail
+    (37, 48, 257, TILES), (37, 48, 257, TMA),  # K = 257 is not 16-byte aligned: TMA falls back to tiles
+    (70, 24, 64, dict(TMA, BN=16)),  # more tiles than programs: the persistent loop wraps
+])
+def test_kr_triton_matches_float64(m, n, k, cfg):
+    case, x = _inputs(m, n, k)
+    _assert_close(case, kr.gemm(x["a"], x["b"], config=cfg), pkg.family.reference(case, x)["c"])
+
+
+def test_kr_triton_strided_views_and_edges():
+    case, x = _inputs(9, 20, 48)
+    at = x["a"].T.contiguous().T  # a column-major view of the same values: the pointer kernel
+    assert not kr._aligned(at)
+    want = pkg.family.reference(case, x)["c"]
+    _assert_close(case, kr.gemm(at, x["b"], config=dict(TMA)), want)
+    _assert_close(case, kr.gemm(at, x["b"], config=dict(SPLIT)), want)
+    assert kr.gemm(torch.randn(0, 8), torch.randn(3, 8)).shape == (0, 3)
+    assert torch.equal(kr.gemm(torch.randn(2, 0), torch.randn(3, 0)), torch.zeros(2, 3))
+
+
+def test_kr_triton_inputs_unchanged_and_rows_independent_of_m():
+    case, x = _inputs(33, 32, 64)
+    a0, b0 = x["a"].clone(), x["b"].clone()
+    full = kr.gemm(x["a"], x["b"], config=dict(TMA))
+    assert torch.equal(x["a"], a0) and torch.equal(x["b"], b0)
+    first = kr.gemm(x["a"][:5].contiguous(), x["b"], config=dict(TMA))
+    assert torch.equal(first, full[:5])  # a row of C does not depend on how many rows come with it
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 64, 96), (7, 33, 100), (37, 48, 257)])
+def test_tutorial_kernel_matches_float64(m, n, k):
+    case, x = _inputs(m, n, k)
+    out = tut.matmul(x["a"], x["b"], config={"BM": 16, "BN": 32, "BK": 32, "GROUP_M": 2})
+    _assert_close(case, out, pkg.family.reference(case, x)["c"])

@@ -31,6 +31,21 @@ def test_build_says_it_renders_committed_records_without_a_gpu(tmp_path, monkeyp
     assert (tmp_path / "out/index.html").is_file()
 
 
+def test_no_nvidia_driver_means_no_gpu_without_starting_torch(tmp_path, monkeypatch):
+    from site_builder.cli import site
+
+    def never():
+        raise AssertionError("torch was asked although no NVIDIA driver is installed")
+
+    monkeypatch.setattr(site.shutil, "which", lambda name: None)
+    monkeypatch.setattr(site, "NVIDIA_DRIVER_FILES", (str(tmp_path / "no-driver"),))
+    monkeypatch.setattr("site_builder.runner.cuda_available", never)
+    assert site.gpu_present() is False
+    (tmp_path / "no-driver").mkdir()  # a driver's files: then torch is asked
+    monkeypatch.setattr("site_builder.runner.cuda_available", lambda: True)
+    assert site.gpu_present() is True
+
+
 def test_serve_previews_the_site(tmp_path):
     out = tmp_path / "out"
     CliRunner().invoke(main, ["build", "--no-run", "--records", str(RECORDS), "--out", str(out)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import shutil
 from pathlib import Path
 
 import click
@@ -13,10 +14,18 @@ from .common import DEFAULT_OUT, DEFAULT_RECORDS, user_errors
 
 
 def gpu_present() -> bool:
-    """Whether a CUDA GPU can run kernels here (asks torch in a subprocess; False without torch)."""
+    """Whether a CUDA GPU can run kernels here (asks torch in a subprocess; False without torch).
+    A machine with no NVIDIA driver at all (no nvidia-smi, no driver or device files) is not
+    asked: starting torch to learn that takes longer than the rest of a build."""
+    if shutil.which("nvidia-smi") is None and not any(Path(p).exists() for p in NVIDIA_DRIVER_FILES):
+        return False
     from ..runner import cuda_available  # the runner keeps torch out of this process
 
     return cuda_available()
+
+
+#: What an NVIDIA driver leaves on Linux (the kernel module, its control device; WSL's GPU device).
+NVIDIA_DRIVER_FILES = ("/proc/driver/nvidia", "/dev/nvidiactl", "/dev/dxg")
 
 
 @click.command()

@@ -16,6 +16,7 @@ PAGE_KINDS = {
     "hardware": "hardware/h100-sxm.html",
     "compare": "compare/fused-add-rmsnorm.html",
     "challenges": "challenges.html",
+    "challenges (family)": "challenges/fused-add-rmsnorm.html",
     "methodology": "methodology.html",
     "404": "404.html",
 }

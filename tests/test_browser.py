@@ -60,7 +60,7 @@ def test_404_page_stands_alone_at_any_depth(served_site, new_page):
 def test_large_site_pages_load_over_http_and_file(large_site, new_page):
     site, base = large_site
     rels = [FAMILY, "compare/fused-add-rmsnorm.html", "hardware/h200.html", "challenges.html",
-            "history/fused-add-rmsnorm/r2048-h1024-fp32/h200.html", "implementations/synthetic-1.html"]
+            "challenges/fused-add-rmsnorm.html", "history/fused-add-rmsnorm/r2048-h1024-fp32/h200.html", "implementations/synthetic-1.html"]
     page, watch = new_page()
     for rel in rels:
         for url in (base + rel, _file_url(site, rel)):

@@ -146,8 +146,13 @@ def test_atom_feed_lists_new_records_dated_from_the_records(large, reported, bui
 
 def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, tmp_path):
     site, records, _ = large
-    page = soup(site, "challenges.html")
+    summary = soup(site, "challenges.html").find(id=FAMILY_ID)
+    assert summary.find("a")["href"] == f"challenges/{FAMILY_ID}.html"
+    page = soup(site, f"challenges/{FAMILY_ID}.html")
     body = text(page.find(id=FAMILY_ID))
+    rows = lambda part: len(page.find(id=f"{FAMILY_ID}-{part}").find_next("table").find("tbody").find_all("tr"))
+    # the summary's counts are the family page's lists: 18 workloads missing on the H100, ...
+    assert [text(td) for td in summary.find_all("td")] == ["18", str(rows("never")), str(rows("failed")), "0"]
     assert "NVIDIA H100 SXM : 18 of 24 workloads" in body
     assert "kernel-records run --family fused-add-rmsnorm --workload r2048-h1024-bf16" in body
     failed = page.find(id=f"{FAMILY_ID}-failed").find_next("table")

@@ -52,6 +52,11 @@ def workload(fid: str, wid: str) -> str:
     return f"families/{fid}.html#wl-{wid}"
 
 
+def challenges(fid: str) -> str:
+    """One family's gaps, failures and stale results (the challenges page lists the families)."""
+    return f"challenges/{fid}.html"
+
+
 def implementation(iid: str) -> str:
     return f"implementations/{iid}.html"
 

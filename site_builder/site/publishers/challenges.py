@@ -30,7 +30,18 @@ def _command(fid: str, impls=(), workloads=()) -> str:
 
 
 def publish(index: SiteIndex, site: SiteContext):
-    yield Page(urls.CHALLENGES, "challenges.html", {"families": challenges(index, site.kernels)})
+    """A summary page of every family's counts, and one page per family with its gaps (the
+    lists grow with families × workloads × GPUs: one page for all of them would not stay small)."""
+    families = challenges(index, site.kernels)
+    yield Page(urls.CHALLENGES, "challenges.html", {"families": [_summary(f) for f in families]})
+    for fam in families:
+        yield Page(urls.challenges(fam["id"]), "challenges_family.html", {"fam": fam})
+
+
+def _summary(fam: dict) -> dict:
+    return {"id": fam["id"], "title": fam["title"], "url": fam["url"], "page": fam["page"], "gaps": fam["gaps"],
+            "never_measured": len(fam["never_measured"]), "failed": len(fam["failed"]), "stale": len(fam["stale"]),
+            "runnable": fam["runnable"]}
 
 
 def challenges(index: SiteIndex, kernels: Path | None = None) -> list[dict]:
@@ -42,7 +53,7 @@ def challenges(index: SiteIndex, kernels: Path | None = None) -> list[dict]:
         # `run --family F` is offered only where kernels/<F>/ is a package (unknown without kernels/)
         runnable = not (kernels and Path(kernels).is_dir()) or (family_dir(kernels, fid) / "__init__.py").is_file()
         fam = {
-            "id": fid, "title": family.title, "url": urls.family(fid),
+            "id": fid, "title": family.title, "url": urls.family(fid), "page": urls.challenges(fid),
             "missing": _missing(catalog, family, mine),
             "never_measured": _never_measured(catalog, family, mine, code),
             "failed": _failed(family, mine),

@@ -10,36 +10,21 @@ the GPU build first, the tests run again in a fresh process, so the kernels are 
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-_TRITON_PREIMPORTED = "triton" in sys.modules
 os.environ["TRITON_INTERPRET"] = "1"
 
 import pytest  # noqa: E402
+from triton_mode import triton_in_mode  # noqa: E402
 
 torch = pytest.importorskip("torch")
 triton = pytest.importorskip("triton")
 pytest.importorskip("numpy")  # the Triton interpreter needs it
 
 ROOT = Path(__file__).resolve().parents[1]
-_IN_SUBPROCESS = type(triton.language.standard.sum).__name__ != "InterpretedFunction"
+_IN_SUBPROCESS, test_cpu_suite_in_fresh_process, _only_subprocess_runner_here = triton_in_mode(
+    __file__, interpreted=True, timeout=900)
 
-
-def test_cpu_suite_in_fresh_process():
-    if not _IN_SUBPROCESS:
-        pytest.skip("Triton is interpreted in this process: the tests below run here")
-    env = dict(os.environ, TRITON_INTERPRET="1")
-    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__],
-                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=900)
-    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
-
-
-@pytest.fixture(autouse=True)
-def _only_subprocess_runner_here(request):
-    if _IN_SUBPROCESS and request.node.name != "test_cpu_suite_in_fresh_process":
-        pytest.skip("run by test_cpu_suite_in_fresh_process")
 
 
 def _mod(name):

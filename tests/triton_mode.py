@@ -19,9 +19,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def triton_in_mode(file: str, *, interpreted: bool, timeout: int):
+def triton_in_mode(file: str, *, interpreted: bool, timeout: int, pytest_args: tuple = ()):
     """(elsewhere, the fresh-process test, an autouse fixture that skips the file's other tests
-    when they run elsewhere). Skips the module when triton is not installed."""
+    when they run elsewhere). Skips the module when triton is not installed. `pytest_args` go to
+    the fresh process's pytest (e.g. ("-s",) to keep what the tests print)."""
     if interpreted:
         os.environ["TRITON_INTERPRET"] = "1"
     triton = pytest.importorskip("triton")
@@ -36,7 +37,7 @@ def triton_in_mode(file: str, *, interpreted: bool, timeout: int):
         env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
         if interpreted:
             env["TRITON_INTERPRET"] = "1"
-        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", file],
+        p = subprocess.run([sys.executable, "-m", "pytest", "-q", *pytest_args, "-p", "no:cacheprovider", file],
                            env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=timeout)
         assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
 

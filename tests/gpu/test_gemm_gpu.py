@@ -8,12 +8,10 @@ The largest error seen per case is printed (run with -s) for the session notes.
     python -m pytest -q -s tests/gpu/test_gemm_gpu.py
 """
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from triton_mode import triton_in_mode
 
 torch = pytest.importorskip("torch")
 
@@ -24,22 +22,9 @@ if not torch.cuda.is_available():
     pytest.skip("needs a CUDA GPU", allow_module_level=True)
 
 triton = pytest.importorskip("triton")
-_IN_SUBPROCESS = type(triton.language.standard.sum).__name__ == "InterpretedFunction"
+_IN_SUBPROCESS, test_gpu_suite_in_fresh_process, _only_subprocess_runner_here = triton_in_mode(
+    __file__, interpreted=False, timeout=1800, pytest_args=("-s",))
 
-
-def test_gpu_suite_in_fresh_process():
-    if not _IN_SUBPROCESS:
-        pytest.skip("Triton is compiled in this process: the tests below run here")
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", __file__],
-                       env=env, cwd=str(ROOT), capture_output=True, text=True, timeout=1800)
-    assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-2000:]
-
-
-@pytest.fixture(autouse=True)
-def _only_subprocess_runner_here(request):
-    if _IN_SUBPROCESS and request.node.name != "test_gpu_suite_in_fresh_process":
-        pytest.skip("run by test_gpu_suite_in_fresh_process")
 
 
 def _mod(name=None):

@@ -5,7 +5,6 @@ floor's compute side."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,17 +16,10 @@ from site_builder.derive.index import derive  # noqa: E402
 from site_builder.records.load import load_catalog  # noqa: E402
 from site_builder.runner import run_all  # noqa: E402
 
-CPU = """
-schema_version: 1
-id: cpu
-name: Any CPU (tests)
-vendor: any
-device_names: [cpu]
-memory_gb: 8
-memory_bandwidth_gbps: 10
-peak_tflops: {bf16_tensor: 0.1}
-datasheet_url: https://example.com/cpu
-"""
+from conftest import CPU_HARDWARE, implementation_record  # noqa: E402
+
+# the CPU hardware record of the other tests, with a (tiny) dense bf16 peak for the compute floor
+CPU = CPU_HARDWARE.replace("datasheet_url:", "peak_tflops: {bf16_tensor: 0.1}\ndatasheet_url:")
 
 GEMM = """
 schema_version: 1
@@ -55,22 +47,12 @@ CPU_IMPLS = ["torch-f-linear"]
 GPU_IMPLS = ["kr-triton-gemm", "triton-tutorial-matmul", "gemm-torch-compile-max-autotune", "quack-gemm"]
 
 
-def _impl(impl_id: str) -> str:
-    return textwrap.dedent(f"""
-        schema_version: 1
-        id: {impl_id}
-        name: {impl_id}
-        project: test
-        language: python
-        license: MIT
-        source_url: https://example.com/{impl_id}
-    """)
 
 
 def test_gemm_through_the_runner_on_cpu(tmp_path):
     root = tmp_path / "records"
     for sub, name, text in [("hardware", "cpu", CPU), ("families", "gemm", GEMM),
-                            *[("implementations", i, _impl(i)) for i in CPU_IMPLS + GPU_IMPLS]]:
+                            *[("implementations", i, implementation_record(i)) for i in CPU_IMPLS + GPU_IMPLS]]:
         (root / sub).mkdir(parents=True, exist_ok=True)
         (root / sub / f"{name}.yaml").write_text(text.lstrip(), encoding="utf-8")
     [path] = run_all(root, family="gemm", implementations=CPU_IMPLS + GPU_IMPLS, device="cpu", timeout=300)

@@ -68,22 +68,43 @@ def test_a_render_step_failing_midway_keeps_the_previous_site(site, monkeypatch)
 
 
 @pytest.mark.parametrize("error", [OSError(28, "No space left on device"), KeyboardInterrupt()])
-def test_a_write_failing_midway_keeps_the_previous_site(site, files, monkeypatch, error):
+@pytest.mark.parametrize("how", ["written", "linked"])
+def test_a_write_failing_midway_keeps_the_previous_site(site, files, monkeypatch, error, how):
+    """The tenth file fails, whether it is written (new bytes) or linked from the current site
+    (the same bytes as there): the site stays as it was and no temporary folder is left."""
     before = snapshot(site)
-    real, written = Path.write_bytes, []
+    calls = []
+    if how == "written":
+        todo = {rel: data + b"\n" for rel, data in files.items()}  # every file changed: each is written
+        real_write = Path.write_bytes
 
-    def failing(self, data):
-        written.append(self)
-        if len(written) == 10:
+        def failing(self, data):
+            calls.append(self)
+            if len(calls) == 10:
+                raise error
+            return real_write(self, data)
+
+        monkeypatch.setattr(Path, "write_bytes", failing)
+    else:
+        todo = files  # every file as the site holds it: each is linked
+        real_link = os.link
+
+        def failing(src, dst, *args, **kwargs):
+            calls.append(Path(dst))
+            if len(calls) == 10:
+                raise error
+            return real_link(src, dst, *args, **kwargs)
+
+        def no_copy(*args, **kwargs):  # a link that fails falls back to a copy: on a full disk, so does it
             raise error
-        return real(self, data)
 
-    monkeypatch.setattr(Path, "write_bytes", failing)
+        monkeypatch.setattr(os, "link", failing)
+        monkeypatch.setattr(shutil, "copy2", no_copy)
     with pytest.raises(type(error)):
-        write_site(files, site)
+        write_site(todo, site)
     monkeypatch.undo()
-    assert len(written) == 10
-    assert all(".output.tmp-" in str(p) for p in written)  # never into the live site
+    assert len(calls) == 10
+    assert all(".output.tmp-" in str(p) for p in calls)  # never into the live site
     assert snapshot(site) == before and leftovers(site) == []
 
 

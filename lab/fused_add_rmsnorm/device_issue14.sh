@@ -40,6 +40,7 @@ if [ "${DRY:-0}" = 1 ]; then
 else
   DEVICE=""
   # the wheels the GPU machine lacks (BRIEFING.md); QuACK's CuTe DSL when its halves were carried
+  if [ -e /tmp/site/.kr-quack ]; then touch /tmp/site/.k14 /tmp/site/.k14cutl; fi  # lab/gemm/device.sh installed all
   if [ -d ../.whl ] && [ ! -e /tmp/site/.k14 ]; then
     for c in . ..; do  # the halves, carried beside this copy or inside it
       if [ -d $c/.cutl1 ] && [ -d $c/.cutl2 ] && [ ! -e /tmp/site/.k14cutl ]; then

@@ -28,7 +28,25 @@ if [ -n "$WHL" ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$WHL"/*.whl \
     || echo "pip install failed"
 fi
-export PYTHONPATH=/tmp/site:$PWD
+# QuACK's CuTe DSL libraries (a 92 MB wheel) travel in two halves: .cutl1 (cutlpart.aa, its name
+# and sha256) with the first call, kept in /tmp/kr-cutl; .cutl2 (cutlpart.ab and the small QuACK
+# wheels) with the second, on the still-warm machine. The DSL wheels share one folder
+# (nvidia_cutlass_dsl/), so they are unpacked, not pip-installed (pip --target would replace it).
+CUTL=/tmp/kr-cutl
+if [ -d .cutl1 ]; then mkdir -p $CUTL && cp .cutl1/* $CUTL/ && echo "QuACK part 1 kept in $CUTL"; fi
+if [ -d .cutl2 ] && [ ! -e /tmp/site/.kr-quack ]; then
+  if [ -e $CUTL/cutlpart.aa ]; then
+    cp .cutl2/* $CUTL/ && cat $CUTL/cutlpart.aa $CUTL/cutlpart.ab > "$CUTL/$(cat $CUTL/name)" \
+      && (cd $CUTL && sha256sum -c sha256) \
+      && for w in $CUTL/nvidia_cutlass_dsl*.whl; do python3 -m zipfile -e "$w" /tmp/site || exit 1; done \
+      && python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+           $(ls $CUTL/*.whl | grep -v nvidia_cutlass_dsl) \
+      && touch /tmp/site/.kr-quack
+  else
+    echo "QuACK part 1 is not in $CUTL (the machine was not kept warm): quack-gemm reads not-installed"
+  fi
+fi
+export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PWD
 export TORCHINDUCTOR_CACHE_DIR=/tmp/kr-inductor
 export KR_GEMM_COMPILE_TIMES=/tmp/kr-gemm/compile_times.jsonl
 mkdir -p /tmp/kr-gemm

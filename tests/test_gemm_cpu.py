@@ -141,6 +141,25 @@ def test_config_model_classes():
     assert kr.config_for(16384, 1024, 1024, sms)["BN"] == 128
 
 
+def test_float32_operands_keep_each_stage_within_the_2byte_bytes():
+    # The H200 refused the 2-byte 128 x 256 x 64 tile for float32 (393,232 bytes of shared memory
+    # asked, 232,448 allowed: lab/gemm/runs-2026-12-01/gpu_tests.txt); the float32 rule keeps every
+    # stage's bytes at or below the 2-byte configuration's, and the tile at most 128 x 128.
+    sms = 132
+    for m, n, k in [(1, 4096, 4096), (16, 28672, 8192), (128, 4096, 4096), (1000, 1024, 1000),
+                    (1024, 4096, 4096), (4096, 7168, 4096), (16384, 57344, 8192)]:
+        two = kr.config_for(m, n, k, sms)
+        four = kr.config_for(m, n, k, sms, elsize=4)
+        assert four["kernel"] == two["kernel"]
+        stage = lambda c, es: (c["BM"] + c["BN"]) * c["BK"] * es
+        assert stage(four, 4) <= stage(two, 2) and four["stages"] * stage(four, 4) <= 4 * 256 * 64 * 2
+        if four["kernel"] != "split_k":
+            assert four["BM"] * four["BN"] <= 128 * 128
+        else:
+            assert four["splits"] * four["k_per_split"] >= k and four["k_per_split"] % four["BK"] == 0
+    assert kr.config_for(4096, 7168, 4096, sms, elsize=2) == kr.config_for(4096, 7168, 4096, sms)
+
+
 def test_config_override_and_its_bad_input(monkeypatch):
     monkeypatch.setenv("KR_GEMM_CONFIG", json.dumps({"kernel": "tiles", "BM": 16, "BN": 16, "BK": 16,
                                                       "stages": 1, "warps": 4}))

@@ -100,7 +100,28 @@ def test_the_run_budget_records_what_was_not_reached(toy_records):
     results = results_by_key(path)
     assert results[("toy-hang", "r2-h8")]["status"] == "timeout"
     assert "budget" in results[("toy-hang", "r2-h8")]["error"]
-    assert results[("toy-good", "r2-h8")]["error"] == "not run: the run's time budget was spent"
+    # the hang takes its share of the budget, not all of it: the other implementation still runs
+    assert results[("toy-good", "r2-h8")]["status"] == "ok"
+
+
+def test_a_spent_budget_records_not_run(toy_records):
+    [path] = run_all(toy_records, family="toy-scale", implementations=["toy-hang", "toy-good"],
+                     workloads=["r2-h8"], timeout=60, budget_s=1, device="cpu", kernels_root=TOY_KERNELS)
+    results = results_by_key(path)
+    assert {r["status"] for r in results.values()} == {"timeout"}  # nothing lost: each is recorded
+    assert all("budget was spent" in r["error"] for r in results.values())
+
+
+def test_budget_shares_split_what_is_left_over_the_jobs_not_started():
+    from site_builder.runner.jobs import Clock
+
+    clock = Clock(budget_s=100)
+    one = clock.share(slots=1, jobs_left=4)
+    assert 24 <= one.deadline - clock.deadline + 100 <= 25.5  # a quarter of what is left
+    assert clock.share(slots=2, jobs_left=4).deadline <= clock.deadline
+    assert abs(clock.share(slots=2, jobs_left=4).deadline - (clock.deadline - 50)) < 1.5  # two slots: half each
+    assert abs(clock.share(slots=1, jobs_left=1).deadline - clock.deadline) < 1e-6  # the last job: all
+    assert Clock().share(slots=1, jobs_left=3).deadline is None  # no budget, no share
 
 
 def test_real_family_end_to_end_on_cpu(records_copy, tmp_path):

@@ -14,7 +14,7 @@ def kr_triton_gemm(inputs, case):
     from .kr_triton import _aligned, _sms, config_for, gemm
 
     M, K = a.shape
-    cfg = config_for(M, b.shape[0], K, _sms(a.device), _aligned(a) and _aligned(b))
+    cfg = config_for(M, b.shape[0], K, _sms(a.device), _aligned(a) and _aligned(b), a.element_size())
     call = lambda: gemm(a, b, config=cfg)  # the configuration is picked once, outside the timing
     call.kr_note = lambda: "configuration: " + ", ".join(f"{k}={v}" for k, v in sorted(cfg.items()))
     return call

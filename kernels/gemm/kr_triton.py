@@ -55,11 +55,33 @@ def _aligned(t: torch.Tensor) -> bool:
     return t.stride(-1) == 1 and (t.stride(0) * es) % 16 == 0 and t.data_ptr() % 16 == 0
 
 
-def config_for(M: int, N: int, K: int, sms: int, tma_ok: bool = True) -> dict:
-    """The launch configuration of the shape (M, N, K) on a GPU with `sms` multiprocessors."""
+def config_for(M: int, N: int, K: int, sms: int, tma_ok: bool = True, elsize: int = 2) -> dict:
+    """The launch configuration of the shape (M, N, K) on a GPU with `sms` multiprocessors, for
+    operands of `elsize` bytes (2: bfloat16 or float16, the family's; 4: float32)."""
     forced = os.environ.get(_ENV)
     if forced:
         return _checked(json.loads(forced))
+    cfg = _config_2byte(M, N, K, sms, tma_ok)
+    if elsize > 2:
+        cfg = _wide_operands(cfg, M, N, K, sms, elsize)
+    return cfg
+
+
+def _wide_operands(cfg: dict, M: int, N: int, K: int, sms: int, elsize: int) -> dict:
+    """float32 operands: the 2-byte configuration's tiles would ask twice its shared memory
+    (the H200 measured 393,232 bytes for the 128 × 256 × 64 three-stage tile, against 232,448
+    allowed). Halving BK keeps each stage's bytes; the 128 × 256 tile also drops to 128 × 128
+    on 4 warps, so the float32 epilogue fits beside the stages."""
+    cfg = dict(cfg, BK=max(16, cfg["BK"] * 2 // elsize))
+    if cfg["kernel"] in ("tma", "tiles") and cfg["BN"] > 128:
+        cfg.update(BN=128, warps=4, stages=4)
+    if cfg["kernel"] == "split_k":
+        cfg = _with_splits({k: v for k, v in cfg.items() if k not in ("splits", "k_per_split")}, M, N, K,
+                           (DECODE_WAVES * sms) if M <= DECODE_M else sms)
+    return cfg
+
+
+def _config_2byte(M: int, N: int, K: int, sms: int, tma_ok: bool) -> dict:
     if M <= DECODE_M:
         cfg = {"kernel": "split_k", "BM": 16, "BN": 64, "BK": 128, "stages": 4, "warps": 4}
         return _with_splits(cfg, M, N, K, DECODE_WAVES * sms)
@@ -127,7 +149,7 @@ def gemm(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None, conf
     if Kd == 0:
         return c.zero_()
     tma_ok = _aligned(a) and _aligned(b) and _aligned(c)
-    cfg = dict(config) if config is not None else config_for(M, N, Kd, _sms(a.device), tma_ok)
+    cfg = dict(config) if config is not None else config_for(M, N, Kd, _sms(a.device), tma_ok, a.element_size())
     if cfg["kernel"] == "tma" and not tma_ok:
         cfg["kernel"] = "tiles"
     if cfg["kernel"] == "split_k" and "splits" not in cfg:

@@ -38,6 +38,17 @@ class Clock:
     def spent(self) -> bool:
         return self.deadline is not None and time.time() >= self.deadline
 
+    def share(self, slots: int, jobs_left: int) -> "Clock":
+        """A job's deadline within the run's: what is left split evenly over the measure jobs not
+        yet started (this one included) on `slots` slots, so that a budget too small for the run
+        cuts every implementation's last workloads instead of never reaching the last
+        implementations (time a job leaves unused goes to the jobs after it)."""
+        if self.deadline is None:
+            return self
+        now = time.time()
+        part = max(0.0, self.deadline - now) * max(1, slots) / max(1, jobs_left, slots)
+        return Clock(deadline=min(self.deadline, now + part))
+
 
 def _quiet(impl, wid, result) -> None:
     pass
@@ -80,7 +91,8 @@ def run_measure(job: dict, slot: Slot, timeout: float, clock: Clock, on_event: O
     while remaining:
         if clock.spent:
             for w in remaining:
-                settle(w["id"], {"status": "timeout", "error": "not run: the run's time budget was spent"})
+                settle(w["id"], {"status": "timeout", "error": "not run: the run's time budget was spent"
+                                  " (each implementation gets an even share of it)"})
             break
         worker = Worker(worker_job({**job, "kind": "measure", "workloads": remaining}, slot), env=slot.env())
         current, produced = None, 0

@@ -250,8 +250,15 @@ def refresh(catalog, families: list[Family], slots: list[Slot], *, implementatio
                                            highlight=False, soft_wrap=True)
             return on_event
 
+        unstarted = [sum(1 for j in jobs if j["kind"] != "e2e")]
+
         def execute(job: dict, slot: Slot) -> dict:
-            return execute_job(job, slot, timeout, clock, on_event_for(job, slot))
+            if job["kind"] == "e2e":  # the pass after a family's measure jobs: what is left
+                return execute_job(job, slot, timeout, clock, on_event_for(job, slot))
+            with collected.lock:
+                share = clock.share(len(slots), unstarted[0])
+                unstarted[0] -= 1
+            return execute_job(job, slot, timeout, share, on_event_for(job, slot))
 
         def on_done(job: dict, slot: Slot, outcome: dict) -> list[dict]:
             fid, hw = job["family"], job["hardware"]

@@ -71,7 +71,8 @@ SHAPES = [(1, 4096, 4096), (7, 1000, 4160), (16, 6144, 4096), (1000, 1024, 1000)
 def test_model_choice_matches_float64(m, n, k, dtype):
     case = _case(m, n, k, dtype)
     x = _inputs(case)
-    cfg = KR.config_for(m, n, k, KR._sms(x["a"].device), KR._aligned(x["a"]) and KR._aligned(x["b"]))
+    cfg = KR.config_for(m, n, k, KR._sms(x["a"].device), KR._aligned(x["a"]) and KR._aligned(x["b"]),
+                        x["a"].element_size())
     _check(case, KR.gemm(x["a"], x["b"]), x, f"kr {cfg['kernel']} {m}x{n}x{k} {dtype}")
 
 

@@ -495,8 +495,10 @@ def roofline_spec(points: list[dict], roofs: list[dict], x_domain: list[float], 
     y = {"field": "y", "type": "quantitative", "title": "achieved TFLOP/s (log scale)",
          "scale": {"type": "log", "domain": y_domain, "nice": False}, "axis": {"grid": True}}
     roof_names = [f"{r['roof']} roof" for r in roofs]
+    # the implementations below the plot in two columns; the roofs' key inside it, top left,
+    # where no result can sit (above the bandwidth slope): two bottom legends overlap there
     impl_enc = {"field": "impl", "type": "nominal", "title": "implementation",
-                "legend": {"orient": "bottom", "columns": 3}}
+                "legend": {"orient": "bottom", "columns": 2, "direction": "vertical"}}
     colour, shape = dict(impl_enc), {"field": "impl", "type": "nominal", "legend": None}
     if look:
         colour["scale"] = {"domain": look["domain"], "range": look["colours"]}
@@ -512,7 +514,8 @@ def roofline_spec(points: list[dict], roofs: list[dict], x_domain: list[float], 
                           "strokeDash": {"field": "roof", "type": "nominal", "title": "",
                                          "scale": {"domain": roof_names,
                                                    "range": [ROOF_STYLE[r["roof"]] for r in roofs]},
-                                         "legend": {"orient": "bottom"}},
+                                         "legend": {"orient": "top-left", "fillColor": "#ffffffcc",
+                                                    "padding": 4}},
                           "detail": {"field": "roof", "type": "nominal"}}},
             {"data": {"values": [dict(p, y=p["tflops"]) for p in points]},
              "mark": {"type": "point", "filled": True, "size": 50, "opacity": 0.9},

@@ -69,7 +69,11 @@ def probe(job: dict, family) -> dict:
         l2_bytes = None
     if job["copy_bytes"]:
         env["copy_bandwidth_gbps"] = copy_bandwidth_gbps(device, job["copy_bytes"])
-        env["launch_floor_us"] = launch_floor_us(device)  # None off CUDA, then left out
+        try:  # None off CUDA, then left out; a failure only leaves the floor without its launch term
+            env["launch_floor_us"] = launch_floor_us(device)
+        except RuntimeError as exc:
+            print(f"launch floor not measured ({type(exc).__name__}: {exc}); the floor keeps its other terms",
+                  file=sys.stderr)
     if device.type == "cuda" and job.get("timing_cpu") is not None:  # fixed by --timing-cpu
         env["timing_cpu"] = job["timing_cpu"]
     return {"registry": registry, "environment": {k: v for k, v in env.items() if v is not None},

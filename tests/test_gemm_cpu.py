@@ -198,6 +198,22 @@ def test_kr_triton_matches_float64(m, n, k, cfg):
     _assert_close(case, kr.gemm(x["a"], x["b"], config=cfg), pkg.family.reference(case, x)["c"])
 
 
+def test_fused_split_k_matches_the_two_kernel_split_bit_for_bit():
+    # the last program of each tile adds the slices in slice order, as split_k_reduce does
+    case, x = _inputs(7, 40, 200)
+    cfg = dict(SPLIT, splits=3, k_per_split=96)
+    two = kr.gemm(x["a"], x["b"], config=cfg)
+    one = kr.gemm(x["a"], x["b"], config=dict(cfg, fused=True))
+    assert torch.equal(one, two)
+    _assert_close(case, one, pkg.family.reference(case, x)["c"])
+    assert int(kr._counters(x["a"].device, 1).abs().sum()) == 0  # every counter back to zero
+    assert torch.equal(kr.gemm(x["a"], x["b"], config=dict(cfg, fused=True)), two)  # and again
+    at = x["a"].T.contiguous().T
+    out = torch.empty((40, 7), dtype=torch.float32).T  # C as a strided view
+    kr.gemm(at, x["b"], out=out, config=dict(cfg, fused=True))
+    assert torch.equal(out, two)
+
+
 def test_kr_triton_strided_views_and_edges():
     case, x = _inputs(9, 20, 48)
     at = x["a"].T.contiguous().T  # a column-major view of the same values: the pointer kernel

@@ -9,7 +9,9 @@ The configuration model works over shape classes, not a table of workloads:
   program and the K axis cut into slices so that about DECODE_WAVES × SMs programs keep enough
   bytes in flight; a second small kernel adds the float32 slices in a fixed order.
 - small (16 < M ≤ 128) and any shape whose output tiles do not fill the GPU: the same split-K
-  kernel with BM = 64, K split until tiles × slices ≥ SMs.
+  kernel with BM = 64, K split until tiles × slices ≥ SMs. `"fused": true` (a sweep candidate,
+  not the model's choice until measured) lets the last program of each tile add the slices
+  instead of a second kernel.
 - large (output tiles ≥ SMs): `tma_persistent` (one program per SM, grouped tile order, TMA
   descriptors, a deep pipeline): 128 × 256 × 64 tiles, 3 stages, 8 warps for M ≥ 1024 and
   N ≥ 4096 (the Hopper wgmma sweet spot: a 128 × 256 float32 accumulator over two warpgroups);
@@ -106,7 +108,7 @@ def _with_splits(cfg: dict, M: int, N: int, K: int, target_programs: int) -> dic
     return cfg
 
 
-_KEYS = {"kernel", "BM", "BN", "BK", "stages", "warps", "GROUP_M", "WS", "splits", "k_per_split"}
+_KEYS = {"kernel", "BM", "BN", "BK", "stages", "warps", "GROUP_M", "WS", "splits", "k_per_split", "fused"}
 
 
 def _checked(cfg: dict) -> dict:
@@ -177,19 +179,35 @@ def _persistent(a, b, c, cfg, ieee):
                                          c.stride(0), c.stride(1), **common)
 
 
+_COUNTERS: dict = {}  # device -> int32 tile counters of the fused split-K, zero between calls
+
+
+def _counters(device, tiles: int) -> torch.Tensor:
+    """The fused split-K's counters: allocated (zeroed) once per device and grown when a call
+    has more tiles, so a call (and a CUDA-graph replay) launches nothing to reset them."""
+    have = _COUNTERS.get(device)
+    if have is None or have.numel() < tiles:
+        have = torch.zeros(max(tiles, 1024), dtype=torch.int32, device=device)
+        _COUNTERS[device] = have
+    return have
+
+
 def _split_k(a, b, c, cfg, ieee):
     M, Kd = a.shape
     N = b.shape[0]
     splits, per = cfg["splits"], cfg["k_per_split"]
     if per % cfg["BK"]:
         raise ValueError(f"gemm: k_per_split {per} must be a multiple of BK {cfg['BK']}")
+    grid = (triton.cdiv(N, cfg["BN"]), triton.cdiv(M, cfg["BM"]), splits)
+    fused = bool(cfg.get("fused", False)) and splits > 1
     cc = c if (c.is_contiguous() and splits == 1 and c.dtype == torch.float32) else None
     part = cc if cc is not None else torch.empty((splits, M, N), dtype=torch.float32, device=a.device)
-    grid = (triton.cdiv(N, cfg["BN"]), triton.cdiv(M, cfg["BM"]), splits)
+    count = _counters(a.device, grid[0] * grid[1]) if fused else part
     K_.split_k[grid](a, b, part, M, N, Kd, a.stride(0), a.stride(1), b.stride(0), b.stride(1), per,
-                     BM=cfg["BM"], BN=cfg["BN"], BK=cfg["BK"], IEEE=ieee,
+                     c, c.stride(0), c.stride(1), count, splits,
+                     BM=cfg["BM"], BN=cfg["BN"], BK=cfg["BK"], IEEE=ieee, FUSED=fused,
                      num_warps=cfg["warps"], num_stages=cfg["stages"])
-    if cc is not None:
+    if cc is not None or fused:
         return
     target = c if c.is_contiguous() else torch.empty((M, N), dtype=c.dtype, device=c.device)
     block = 1024

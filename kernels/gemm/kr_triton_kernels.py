@@ -12,7 +12,9 @@ Three kernels, one call (kr_triton.py picks one from its configuration model):
   strides (K not a multiple of 8, strided views).
 - `split_k`: decode sizes (M ≤ 16, or too few tiles to fill the GPU): programs over (N tiles ×
   K slices), each writing a float32 partial [M, BN] of its K slice; `split_k_reduce` adds the
-  slices in a fixed order (deterministic) and rounds once. Bound by reading B once.
+  slices in a fixed order (deterministic) and rounds once. Bound by reading B once. With
+  FUSED the last program of each tile adds the slices itself, in the same order (one launch
+  instead of two).
 
 Accumulation is float32 in every kernel (`tl.dot` into a float32 accumulator); C is rounded to
 its dtype once. float32 inputs use `input_precision="ieee"` (IEEE float32 products, not tf32),
@@ -89,9 +91,18 @@ def tiles_persistent(a_ptr, b_ptr, c_ptr, M, N, K, s_am, s_ak, s_bn, s_bk, s_cm,
 
 @triton.jit
 def split_k(a_ptr, b_ptr, part_ptr, M, N, K, s_am, s_ak, s_bn, s_bk, K_PER_SPLIT,
-            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, IEEE: tl.constexpr):
+            c_ptr, s_cm, s_cn, count_ptr, SPLITS,
+            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, IEEE: tl.constexpr,
+            FUSED: tl.constexpr):
     """Program (n tile, m tile, k slice): the float32 partial C[m tile, n tile] over its K slice,
-    written to part[slice, M, N]. K_PER_SPLIT is a multiple of BK."""
+    written to part[slice, M, N]. K_PER_SPLIT is a multiple of BK.
+
+    FUSED: no second kernel. After writing its partial, each program counts itself in on its
+    tile's counter (an acquire-release atomic at GPU scope, after a barrier so that every thread
+    of the program has written); the program that arrives last adds the SPLITS partials in slice
+    order, slice 0 first (the order `split_k_reduce` uses, so C is the same bit for bit), rounds
+    once, stores C and resets the counter for the next call. The counters are one int32 per
+    output tile, zero between calls; calls sharing them must not overlap (one stream)."""
     pid_n = tl.program_id(0)
     pid_m = tl.program_id(1)
     split = tl.program_id(2)
@@ -111,8 +122,20 @@ def split_k(a_ptr, b_ptr, part_ptr, M, N, K, s_am, s_ak, s_bn, s_bk, K_PER_SPLIT
             acc = tl.dot(a, b.T, acc, input_precision="ieee")
         else:
             acc = tl.dot(a, b.T, acc)
+    inside = (rm[:, None] < M) & (rn[None, :] < N)
     out = part_ptr + split * M * N + rm[:, None] * N + rn[None, :]
-    tl.store(out, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+    tl.store(out, acc, mask=inside)
+    if FUSED:
+        tile = pid_m * tl.num_programs(0) + pid_n
+        tl.debug_barrier()
+        arrived = tl.atomic_add(count_ptr + tile, 1, sem="acq_rel", scope="gpu")
+        if arrived == SPLITS - 1:
+            total = tl.zeros((BM, BN), dtype=tl.float32)
+            for s in range(SPLITS):
+                total += tl.load(part_ptr + s * M * N + rm[:, None] * N + rn[None, :], mask=inside, other=0.0,
+                                 cache_modifier=".cg")
+            tl.store(c_ptr + rm[:, None] * s_cm + rn[None, :] * s_cn, total.to(c_ptr.dtype.element_ty), mask=inside)
+            tl.atomic_xchg(count_ptr + tile, 0, sem="relaxed", scope="gpu")
 
 
 @triton.jit

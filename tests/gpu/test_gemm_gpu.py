@@ -81,7 +81,24 @@ PATHS = {
     "tma-ws": {"kernel": "tma", "BM": 128, "BN": 256, "BK": 64, "stages": 3, "warps": 8, "GROUP_M": 8, "WS": True},
     "tiles": {"kernel": "tiles", "BM": 64, "BN": 128, "BK": 32, "stages": 3, "warps": 4, "GROUP_M": 8},
     "split_k": {"kernel": "split_k", "BM": 16, "BN": 64, "BK": 128, "stages": 4, "warps": 4},
+    "split_k-fused": {"kernel": "split_k", "BM": 16, "BN": 64, "BK": 128, "stages": 4, "warps": 4, "fused": True},
 }
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 4096, 4096), (7, 1000, 4097), (16, 28672, 8192)])
+def test_fused_split_k_is_the_two_kernel_split_bit_for_bit(m, n, k):
+    """The fused reduction adds the slices in slice order: the same C as split_k_reduce, on every
+    call (a race would show as a differing or stale tile), and its counters end at zero."""
+    case = _case(m, n, k, "bfloat16")
+    x = _inputs(case)
+    cfg = KR._with_splits(dict(PATHS["split_k"]), m, n, k, 4 * KR._sms(x["a"].device))
+    assert cfg["splits"] > 1
+    two = KR.gemm(x["a"], x["b"], config=cfg)
+    for _ in range(20):
+        assert torch.equal(KR.gemm(x["a"], x["b"], config=dict(cfg, fused=True)), two)
+    torch.cuda.synchronize()
+    assert int(KR._counters(x["a"].device, 1).abs().sum()) == 0
+    _check(case, two, x, f"fused split-K {m}x{n}x{k}")
 
 
 @pytest.mark.parametrize("path", list(PATHS))

@@ -19,7 +19,8 @@ from .common import DEFAULT_RECORDS, user_errors
 @click.option("--timeout", type=float, default=600.0, show_default=True,
               help="seconds one workload may take in its worker before the worker is killed")
 @click.option("--budget", type=float, default=None,
-              help="seconds for the whole run; workloads not reached by then are recorded as not run")
+              help="seconds for the whole run, shared evenly by the implementations (what one leaves "
+                   "goes to the next); workloads not reached in a share are recorded as not run")
 @click.option("--device", type=click.Choice(["cuda", "cpu"]), default=None,
               help="default: cuda when a CUDA GPU is present, else cpu (wall-clock timing)")
 @click.option("--kernels", type=click.Path(path_type=Path, file_okay=False), default=None,

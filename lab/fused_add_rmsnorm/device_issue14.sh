@@ -7,7 +7,8 @@
 #   device tool (BRIEFING.md): rsync the worktree to /work/main/.gpu-k14, carry [".gpu-k14", ".whl"]
 #   (and ".cutl1", ".cutl2" for QuACK, as device_final.sh does), then
 #     cd .gpu-k14 && bash lab/fused_add_rmsnorm/device_issue14.sh [part ...]
-#   parts: tests family tune report models (default: all, in that order, each within its budget)
+#   parts: tests family tune report models (default: all, in that order, each within its budget);
+#   sweep14: runner_sweep.py over candidates/issue14-cands.json (the seed-14 misses), ~6-8 min
 #   on a CPU, a dry run of the same steps (small `smoke` shapes, CPU timing, no peers but
 #   add + F.rms_norm and the baseline): DRY=1 OUT=/tmp/x bash lab/fused_add_rmsnorm/device_issue14.sh
 #
@@ -93,7 +94,12 @@ for part in $parts; do
     else
       bench models "${MODELS_BUDGET:-100}" --models
     fi ;;
-  *) echo "unknown part $part (tests family tune report models)"; exit 2 ;;
+  sweep14)  # the candidates for the tuning seed's misses (make_issue14_cands.py), the runner's way
+    timeout "${SWEEP_BUDGET:-500}" python3 lab/fused_add_rmsnorm/runner_sweep.py \
+      --cands lab/fused_add_rmsnorm/candidates/issue14-cands.json --peers torch-compile,liger-fused,quack \
+      --rounds 2 --out "$OUT/issue14-sweep.json" > "$OUT/sweep14.log" 2>&1
+    echo "sweep14 exit $?"; tail -n 40 "$OUT/sweep14.log" ;;
+  *) echo "unknown part $part (tests family tune report models sweep14)"; exit 2 ;;
   esac
 done
 

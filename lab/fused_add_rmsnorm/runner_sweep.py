@@ -9,6 +9,8 @@ peers beside them, in rounds (the order rotating), and prints medians per worklo
     python lab/fused_add_rmsnorm/runner_sweep.py --key 4096,2 \
         --cands lab/fused_add_rmsnorm/candidates/runner8-cands.json \
         --workloads r2048-h4096-bf16,r1-h4096-bf16 --peers torch-compile,liger-fused --out rs.json
+    python lab/fused_add_rmsnorm/runner_sweep.py --cands lab/fused_add_rmsnorm/candidates/issue14-cands.json \
+        --peers torch-compile,liger-fused,quack --out issue14-sweep.json   # its workloads: ad-hoc shapes
 
 --cands: a JSON file {"<hidden>,<elsize>": [cfg, ...]} (as kr_triton._TUNED entries).
 """
@@ -37,15 +39,31 @@ FAMILY = "fused-add-rmsnorm"
 
 
 def workload(wid: str) -> Case:
-    """The family record's workload `wid` as the runner gives it to the family."""
+    """The family record's workload `wid` as the runner gives it to the family, or an ad-hoc
+    shape `ROWSxHIDDEN:DTYPE` (e.g. 2x46592:fp16) as `kernel-records bench` measures one: a
+    workload of a copy of the record (site_builder.runner.bench.family_variant)."""
+    from site_builder.records.schema import Workload
+    from site_builder.runner.bench import family_variant
+
     record = load_catalog(ROOT / "records").families[FAMILY]
-    return Case.from_record(record, {w.id: w for w in record.workloads}[wid])
+    by_id = {w.id: w for w in record.workloads}
+    if wid in by_id:
+        return Case.from_record(record, by_id[wid])
+    try:
+        size, dtype = wid.split(":")
+        rows, hidden = (int(v) for v in size.split("x"))
+    except ValueError:
+        raise SystemExit(f"workload {wid!r}: neither a workload id of the record nor ROWSxHIDDEN:DTYPE") from None
+    full = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}.get(dtype, dtype)
+    w = Workload(id=f"x-rows{rows}-hidden{hidden}-{dtype}", dtype=full, kind="forward", rows=rows, hidden=hidden)
+    return Case.from_record(family_variant(record, {}, [w]), w)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cands", required=True)
-    ap.add_argument("--workloads", required=True, help="per key: key=wl,wl;key=wl (or one list for all keys)")
+    ap.add_argument("--workloads", default=None, help="per key: key=wl,wl;key=wl (or one list for all keys); "
+                    "a workload is a record id or ROWSxHIDDEN:DTYPE; default: the --cands file's own")
     ap.add_argument("--peers", default="torch-compile,liger-fused")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--out", required=True)
@@ -58,6 +76,11 @@ def main():
     job = {"protocol": GPU_SETTINGS, "seed": SEED, "l2_bytes": props.L2_cache_size, "device": "cuda",
            "timing_cpu": m.pick_timing_cpu()}
     cands = json.loads(Path(args.cands).read_text())
+    if "cands" in cands:  # {"cands": {...}, "workloads": "key=wl,...;..."} (make_issue14_cands.py)
+        args.workloads = args.workloads or cands.get("workloads")
+        cands = cands["cands"]
+    if not args.workloads:
+        raise SystemExit("--workloads is needed: the --cands file names none")
     if ";" in args.workloads or "=" in args.workloads:
         wl_by_key = dict(part.split("=") for part in args.workloads.split(";"))
     else:

@@ -142,3 +142,34 @@ def test_failed_and_unsupported_measured_results_are_not_ranked(full):
     catalog, entries = full
     bad = [e for e in entries if e.run.trust == "measured" and e.result.status != "ok"]
     assert bad and all(not e.eligible for e in bad)
+
+
+def test_a_not_run_result_never_replaces_a_measured_one(tmp_path):
+    """A run whose budget ended before a workload records it `not-run`: that says nothing about
+    the code, so the earlier measured result stays current and ranked; with no earlier result the
+    not-run one is current (and not ranked), and a later measured result replaces it."""
+    import shutil
+
+    root = tmp_path / "records"
+    shutil.copytree(SECOND, root)
+    runs = root / "runs" / "grouped-matvec" / "test-gpu"
+    head = (runs / "2026-02-01-second.yaml").read_text().split("results:")[0].replace(
+        "2026-02-01T10:00:00Z", "2026-03-01T10:00:00Z")
+    not_run = "status: not-run\n    error: \"not run: the run's time budget was spent\""
+    (runs / "2026-03-01-third.yaml").write_text(head + f"""results:
+  - implementation: naive
+    workload: m4096-k1024-fp16
+    {not_run}
+  - implementation: naive
+    workload: m64-k64-fp16
+    {not_run}
+""")
+    entries = build_entries(load_catalog(root))
+    by = {(e.cohort.workload, e.implementation.id, e.lr.id): e for e in entries}
+    measured = by[("m4096-k1024-fp16", "naive", "2026-02-01-second")]
+    skipped = by[("m4096-k1024-fp16", "naive", "2026-03-01-third")]
+    assert measured.superseded_by is None and measured.eligible
+    assert skipped.superseded_by is measured and not skipped.eligible
+    # no earlier naive result at m64-k64 (the fixture has only tiled there): the not-run one is current
+    [alone] = [e for e in entries if e.cohort.workload == "m64-k64-fp16" and e.implementation.id == "naive"]
+    assert alone.superseded_by is None and not alone.eligible and alone.reasons == ["status: not-run"]

@@ -132,10 +132,16 @@ def _ineligible(entry: Entry) -> list[str]:
 
 
 def _mark_superseded(entries: list[Entry]) -> None:
+    """The newest result of each implementation in a cohort is current; older ones are history.
+    A `not-run` result (the run's budget ended before the workload) says nothing about the code:
+    it never replaces a result that does, and any later result replaces it."""
     newest: dict[tuple, Entry] = {}
     for e in sorted(entries, key=lambda e: (e.observed, e.lr.path, e.index)):
         key = (e.cohort, e.implementation.id)
         if key in newest:
+            if e.result.status == "not-run" and newest[key].result.status != "not-run":
+                e.superseded_by = newest[key]  # the earlier result stands
+                continue
             newest[key].superseded_by = e
         newest[key] = e
 

@@ -505,7 +505,9 @@ class Correctness(Record):
     passed: bool
 
 
-Status = Literal["ok", "failed", "not-installed", "timeout", "crashed", "unsupported"]
+# not-run: the run's time budget ended before the workload started (nothing failed; run it again
+# with a larger --budget). timeout: it started and did not finish within the time limit.
+Status = Literal["ok", "failed", "not-installed", "timeout", "crashed", "unsupported", "not-run"]
 
 
 class Result(Record):

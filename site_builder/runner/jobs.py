@@ -91,7 +91,7 @@ def run_measure(job: dict, slot: Slot, timeout: float, clock: Clock, on_event: O
     while remaining:
         if clock.spent:
             for w in remaining:
-                settle(w["id"], {"status": "timeout", "error": "not run: the run's time budget was spent"
+                settle(w["id"], {"status": "not-run", "error": "not run: the run's time budget was spent"
                                   " (each implementation gets an even share of it)"})
             break
         worker = Worker(worker_job({**job, "kind": "measure", "workloads": remaining}, slot), env=slot.env())
@@ -115,13 +115,15 @@ def run_measure(job: dict, slot: Slot, timeout: float, clock: Clock, on_event: O
                     current, produced = None, produced + 1
         except WorkerTimeout:
             worker.kill()
-            why = ("the run's time budget was spent" if clock.spent
+            budget = clock.spent  # the budget ended, not the time limit: nothing is known of the code
+            why = ("the run's time budget was spent" if budget
                    else f"no result within the time limit of {timeout:.0f} s")
+            status = "not-run" if budget else "timeout"
             if current is not None:
-                settle(current, {"status": "timeout", "error": f"killed: {why}"})
+                settle(current, {"status": status, "error": f"killed: {why}"})
             elif produced == 0:
                 for w in remaining:
-                    settle(w["id"], {"status": "timeout", "error": f"killed before its first workload: {why}"})
+                    settle(w["id"], {"status": status, "error": f"killed before its first workload: {why}"})
         finally:
             worker.close()
         remaining = [w for w in remaining if w["id"] not in results]

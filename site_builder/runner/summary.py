@@ -6,7 +6,7 @@ from rich.table import Table
 
 from ..derive.floors import bytes_moved
 
-SHORT = {"failed": "FAIL", "crashed": "CRASH", "timeout": "TIMEOUT", "not-installed": "n/i",
+SHORT = {"failed": "FAIL", "crashed": "CRASH", "timeout": "TIMEOUT", "not-installed": "n/i", "not-run": "not run",
          "unsupported": "unsup."}
 
 

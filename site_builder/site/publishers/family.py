@@ -164,15 +164,17 @@ FAILED = ("failed", "crashed", "timeout")
 
 def _outcomes(results) -> dict:
     """What did not give a time, told apart: failed (failed, crashed, timed out, or a failed
-    correctness check), unsupported (the implementation refuses the workload), not installed;
+    correctness check), unsupported (the implementation refuses the workload), not installed,
+    not run (the run's time budget ended first);
     each as results and as the runs they came from (current results only: older ones are history)."""
     current = [e for e in results if e.superseded_by is None]
     failed = [e for e in current if e.result.status in FAILED
               or (e.result.correctness is not None and not e.result.correctness.passed)]
     unsupported = [e for e in current if e.result.status == "unsupported"]
     missing = [e for e in current if e.result.status == "not-installed"]
+    not_run = [e for e in current if e.result.status == "not-run"]
     return {"failed": len(failed), "failed_runs": len({e.lr.path for e in failed}),
-            "unsupported": len(unsupported), "not_installed": len(missing)}
+            "unsupported": len(unsupported), "not_installed": len(missing), "not_run": len(not_run)}
 
 
 def _semantics(family: Family) -> dict:

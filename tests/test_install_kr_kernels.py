@@ -1,7 +1,8 @@
 """The kr-kernels distribution (kernels/pyproject.toml) installs into a fresh virtual environment
 with torch and Triton by the command README.md documents, `pip install ./kernels`, and one import
-and one call run the fused add + RMSNorm with the family page's semantics (and the GEMM), under
-TRITON_INTERPRET=1, checked against the float64 reference (float32, odd shapes).
+and one call run the fused add + RMSNorm with the family page's semantics (and every other family's
+kernel: GEMM, softmax, cross-entropy, RMSNorm, LayerNorm, SwiGLU, RoPE), under TRITON_INTERPRET=1,
+checked against float64 references (float32, odd shapes).
 
 The fresh venv gets torch 2.13.0 (CPU), triton 3.9.0 and numpy from the local wheels, as dev.py
 pins them; the repository's engine (site_builder) is not installed there, so the package must
@@ -25,7 +26,7 @@ import json, torch
 import kr_kernels.fused_add_rmsnorm as package
 from kr_kernels.fused_add_rmsnorm import fused_add_rmsnorm
 
-out = {"file": package.__file__, "engine": package._ENGINE}
+out = {"file": package.__file__, "engine": hasattr(package, "family")}
 torch.manual_seed(0)
 for shape in ((3, 1000), (2, 5, 4097), (1, 64)):
     x, r, w = torch.randn(*shape), torch.randn(*shape), torch.rand(shape[-1]) + 0.5
@@ -41,10 +42,45 @@ for shape in ((3, 1000), (2, 5, 4097), (1, 64)):
                        "inputs_new": y.data_ptr() not in (x.data_ptr(), r.data_ptr())}
 import kr_kernels.gemm as gemm_package
 from kr_kernels.gemm import gemm
-out["gemm_engine"] = gemm_package._ENGINE
+out["gemm_engine"] = hasattr(gemm_package, "family")
 a, b = torch.randn(7, 100), torch.randn(33, 100) / 10
 c = gemm(a, b)  # c = a @ b.T; float32 products (IEEE) accumulated in float32
 out["gemm_close"] = bool(((c.double() - a.double() @ b.double().T).abs() <= 1e-5).all())
+
+# every other family's kernel, one call each, float32 at small odd sizes, against float64
+import importlib
+F = torch.nn.functional
+close = lambda got, want, tol=1e-4: bool(((got.double() - want).abs() <= tol + tol * want.abs()).all())
+others = {}
+x = torch.randn(5, 777)
+dy = torch.randn(5, 777)
+from kr_kernels.softmax import softmax_backward, softmax_forward
+y = softmax_forward(x)
+yd = torch.softmax(x.double(), -1)
+others["softmax"] = close(y, yd) and close(softmax_backward(y, dy), y.double() * (dy.double() - (y.double() * dy.double()).sum(-1, keepdim=True)))
+from kr_kernels.cross_entropy import cross_entropy
+t = torch.randint(0, 777, (5,))
+t[1] = -100
+others["cross_entropy"] = close(cross_entropy(x, t), F.cross_entropy(x.double(), t, ignore_index=-100))
+from kr_kernels.rmsnorm import rmsnorm
+w, bias = torch.rand(777) + 0.5, torch.randn(777)
+xd = x.double()
+others["rmsnorm"] = close(rmsnorm(x, w), w.double() * xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + 1e-6))
+from kr_kernels.layernorm import layernorm
+others["layernorm"] = close(layernorm(x, w, bias), F.layer_norm(xd, (777,), w.double(), bias.double(), 1e-5))
+from kr_kernels.swiglu import swiglu_forward
+g, u = torch.randn(3, 130), torch.randn(3, 130)
+others["swiglu"] = close(swiglu_forward(g, u), F.silu(g.double()) * u.double())
+from kr_kernels.rope import rope_forward
+q, k = torch.randn(2, 4, 3, 10), torch.randn(2, 2, 3, 10)
+cos, sin = torch.randn(1, 3, 10), torch.randn(1, 3, 10)
+half = lambda v: torch.cat((-v[..., 5:], v[..., :5]), -1)
+qe, ke = rope_forward(q, k, cos, sin)
+cd, sd = cos.double()[:, None], sin.double()[:, None]
+others["rope"] = close(qe, q.double() * cd + half(q.double()) * sd) and close(ke, k.double() * cd + half(k.double()) * sd)
+others["engines"] = [hasattr(importlib.import_module("kr_kernels." + f), "family")
+                     for f in ("softmax", "cross_entropy", "rmsnorm", "layernorm", "swiglu", "rope")]
+out["others"] = others
 print(json.dumps(out))
 '''
 
@@ -80,6 +116,9 @@ def test_pip_install_kernels_into_a_fresh_venv(tmp_path):
     assert Path(result.pop("file")).is_relative_to(env_dir), "imported from outside the fresh venv"
     assert result.pop("engine") is False  # site_builder is not there
     assert result.pop("gemm_engine") is False and result.pop("gemm_close") is True  # the GEMM stands alone too
+    others = result.pop("others")
+    assert others.pop("engines") == [False] * 6  # no family needs the engine to offer its kernel
+    assert others == {f: True for f in ("softmax", "cross_entropy", "rmsnorm", "layernorm", "swiglu", "rope")}, others
     for shape, r in result.items():
         assert r["h_exact"] and r["y_close"] and r["inputs_new"], (shape, r)
         assert r["dtypes"] == ["torch.float32", "torch.float32"] and r["shapes"][0] == r["shapes"][1], (shape, r)

@@ -18,27 +18,13 @@ never as `kernels.fused_add_rmsnorm`; the same import name when installed on its
 """
 
 
-def __getattr__(name):
-    """`fused_add_rmsnorm`, Kernel Records' Triton kernel, imported on first use (the family
-    loads without Triton; the kernel needs it)."""
-    if name == "fused_add_rmsnorm":
-        from .kr_triton import fused_add_rmsnorm
+from .._standalone import engine_present, lazy_exports
 
-        globals()["fused_add_rmsnorm"] = fused_add_rmsnorm
-        return fused_add_rmsnorm
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `fused_add_rmsnorm`, Kernel Records' Triton kernel, imported on first use (the family loads without
+# Triton; the kernel needs it)
+__getattr__ = lazy_exports(__name__, "kr_triton", ("fused_add_rmsnorm",))
 
-
-try:  # the engine: present in this repository, absent where only kr-kernels is installed
-    import site_builder.runner.family  # noqa: F401
-except ModuleNotFoundError as _exc:
-    if not (_exc.name or "").startswith("site_builder"):
-        raise
-    _ENGINE = False
-else:
-    _ENGINE = True
-
-if _ENGINE:
+if engine_present():
     from site_builder.runner.family import Close, KernelFamily
 
     from . import reference as _reference

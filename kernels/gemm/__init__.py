@@ -19,27 +19,13 @@ kernels/pyproject.toml), where it offers the kernel:
 """
 
 
-def __getattr__(name):
-    """`gemm`, Kernel Records' Triton GEMM, imported on first use (the family loads without
-    Triton; the kernel needs it)."""
-    if name == "gemm":
-        from .kr_triton import gemm
+from .._standalone import engine_present, lazy_exports
 
-        globals()["gemm"] = gemm
-        return gemm
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `gemm`, Kernel Records' Triton kernel, imported on first use (the family loads without
+# Triton; the kernel needs it)
+__getattr__ = lazy_exports(__name__, "kr_triton", ("gemm",))
 
-
-try:  # the engine: present in this repository, absent where only kr-kernels is installed
-    import site_builder.runner.family  # noqa: F401
-except ModuleNotFoundError as _exc:
-    if not (_exc.name or "").startswith("site_builder"):
-        raise
-    _ENGINE = False
-else:
-    _ENGINE = True
-
-if _ENGINE:
+if engine_present():
     from site_builder.runner.family import KernelFamily
 
     from . import reference as _reference

@@ -7,41 +7,54 @@ Imported by the runner as `kr_kernels.layernorm` (site_builder/runner/families.p
 - `reference(case, inputs)`: forward {"y"}; backward {"dx", "dweight", "dbias"}, in float64
 - `tolerance(case, output)`: per output, dtype and kind (reference.py)
 - `registry`: the implementations, each computing both kinds.
+
+Installed on its own (`pip install ./kernels`, the `kr-kernels` distribution, kernels/pyproject.toml)
+without the engine, the package offers its kernels only (kr_triton.py, imported on first use):
+
+    from kr_kernels.layernorm import layernorm
+    from kr_kernels.layernorm import layernorm_backward
 """
 
-from site_builder.runner.family import KernelFamily
+from .._standalone import engine_present, lazy_exports
 
-from . import reference as _reference
-from .inputs import make_inputs as _make_inputs
+__getattr__ = lazy_exports(__name__, "kr_triton", ("layernorm", "layernorm_backward"))
 
+if engine_present():
+    from site_builder.runner.family import KernelFamily
 
-class LayerNorm(KernelFamily):
-    id = "layernorm"
-    numerics = _reference.NUMERICS
-    # CPU correctness test (tests/test_families.py, every implementation, torch.compile included, so
-    # few sizes): one tiny row, GPT-2's 768 with many rows, an odd masked row of 4097
-    test_sizes = ({"rows": 1, "hidden": 8}, {"rows": 37, "hidden": 768}, {"rows": 3, "hidden": 4097})
-
-    def make_inputs(self, case, seed, device):
-        return _make_inputs(case, seed, device)
-
-    def reference(self, case, inputs):
-        return _reference.reference(case, inputs)
-
-    def tolerance(self, case, output):
-        return _reference.tolerance(case, output)
+    from . import reference as _reference
+    from .inputs import make_inputs as _make_inputs
 
 
-family = LayerNorm()
-register = family.registry.register
+    class LayerNorm(KernelFamily):
+        id = "layernorm"
+        numerics = _reference.NUMERICS
+        # CPU correctness test (tests/test_families.py, every implementation, torch.compile included, so
+        # few sizes): one tiny row, GPT-2's 768 with many rows, an odd masked row of 4097
+        test_sizes = ({"rows": 1, "hidden": 8}, {"rows": 37, "hidden": 768}, {"rows": 3, "hidden": 4097})
 
-# Each module registers one implementation; runs and tables follow this order. A run cut
-# short by its budget loses the last ones: the peers and ours first, torch.compile (compiling
-# every shape takes longest) and then the eager baseline (slow kernels, cheap to set up) last.
-from . import impl_torch_layer_norm  # noqa: E402,F401
-from . import impl_liger  # noqa: E402,F401
-from . import impl_kr_triton  # noqa: E402,F401
-from . import impl_torch_compile  # noqa: E402,F401
-from . import impl_eager  # noqa: E402,F401  (the designated baseline)
+        def make_inputs(self, case, seed, device):
+            return _make_inputs(case, seed, device)
 
-__all__ = ["family", "register"]
+        def reference(self, case, inputs):
+            return _reference.reference(case, inputs)
+
+        def tolerance(self, case, output):
+            return _reference.tolerance(case, output)
+
+
+    family = LayerNorm()
+    register = family.registry.register
+
+    # Each module registers one implementation; runs and tables follow this order. A run cut
+    # short by its budget loses the last ones: the peers and ours first, torch.compile (compiling
+    # every shape takes longest) and then the eager baseline (slow kernels, cheap to set up) last.
+    from . import impl_torch_layer_norm  # noqa: E402,F401
+    from . import impl_liger  # noqa: E402,F401
+    from . import impl_kr_triton  # noqa: E402,F401
+    from . import impl_torch_compile  # noqa: E402,F401
+    from . import impl_eager  # noqa: E402,F401  (the designated baseline)
+
+    __all__ = ["family", "register", "layernorm", "layernorm_backward"]
+else:
+    __all__ = ["layernorm", "layernorm_backward"]

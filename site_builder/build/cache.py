@@ -5,7 +5,9 @@ beside the output folder; git-ignored). It holds
   its bytes (a build writes only the new ones and removes those no record has any more);
 - `charts/`: rendered chart SVGs, one file per spec hash;
 - `manifest.json`: what the last build wrote: the input fingerprint, and per output file its
-  content hash, its size and modification time, and the key of the page inputs it came from.
+  content hash, its size and modification time, and the key of the page inputs it came from;
+  per scope of pages (`site.publish.Scope`: one family's pages of a kind) the key of its inputs
+  and its files, so that a scope whose inputs did not change is not made again.
 
 Nothing in the output depends on the cache: a build without one writes the same bytes.
 """
@@ -120,6 +122,7 @@ class Cache:
         self.folder = Path(folder) if folder else None
         self.parsed = ParsedRecords(self.folder / "parsed" if self.folder else None)
         self.used: set = set()  # the keys of `parsed` this build read
+        self.made_scopes: dict = {}  # this build's scopes (publish.Scope): key, files, pages
         self.manifest: dict = {}
         self.charts = ChartStore(self.folder / "charts" if self.folder else None)
         if self.folder is None:

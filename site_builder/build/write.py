@@ -16,8 +16,10 @@ import contextlib
 import ctypes
 import os
 import shutil
+import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..errors import UserError
@@ -183,14 +185,11 @@ def _write(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     stats: dict[str, tuple[int, int]] = {}
-    made: set[Path] = set()
     old_site = (out / MARKER).exists()
     try:
+        _folders(tmp, files)
         for rel, data in sorted(files.items()):
             target = tmp / rel
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
             if data is REUSE or (old_site and _same_bytes(out / rel, data)):
                 try:
                     os.link(out / rel, target)
@@ -200,7 +199,6 @@ def _write(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]
                 target.write_bytes(data)
             st = target.stat()
             stats[rel] = (st.st_size, st.st_mtime_ns)
-        tmp.mkdir(exist_ok=True)  # an empty site is a folder too
         _step("written")
         if not out.exists():
             os.replace(tmp, out)
@@ -215,12 +213,67 @@ def _write(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]
         if old.exists() and not out.exists():
             os.replace(old, out)
         raise
-    remover = threading.Thread(target=shutil.rmtree, args=(old,), kwargs={"ignore_errors": True})
-    remover.start()
+    remover = _remove_later(old)
     try:
         if meanwhile is not None:
             meanwhile(stats)
     finally:
-        remover.join()
+        remover()
     _step("removed")
     return stats
+
+
+FOLDER_THREADS = 4
+
+
+def _folders(tmp: Path, files) -> None:
+    """Make `tmp` and every folder the files go in, parents first. Making a folder costs the
+    kernel far more than linking a file on some file systems (and a site has hundreds): the
+    folders of one depth are made by a few threads at once (a thread waits in the kernel
+    without holding the interpreter)."""
+    folders: set[str] = set()
+    for rel in files:
+        parent = os.path.dirname(rel)
+        while parent and parent not in folders:
+            folders.add(parent)
+            parent = os.path.dirname(parent)
+    tmp.mkdir(exist_ok=True)
+    by_depth: dict[int, list[str]] = {}
+    for folder in folders:
+        by_depth.setdefault(folder.count("/"), []).append(folder)
+    def make(folder: str) -> None:
+        try:
+            os.mkdir(tmp / folder)
+        except FileExistsError:
+            if not (tmp / folder).is_dir():
+                raise
+    if len(folders) < 64:
+        for depth in sorted(by_depth):
+            for folder in by_depth[depth]:
+                make(folder)
+        return
+    with ThreadPoolExecutor(FOLDER_THREADS) as pool:
+        for depth in sorted(by_depth):
+            list(pool.map(make, sorted(by_depth[depth])))  # raises the first error
+
+
+def _remove_later(old: Path):
+    """Start removing the old site (thousands of unlinks) beside the caller; returns the wait.
+    Where there is an `rm`, a process of its own does it: a thread would take turns with the
+    caller for the interpreter at every file."""
+    rm = shutil.which("rm") if os.name == "posix" else None
+    if rm:
+        try:
+            proc = subprocess.Popen([rm, "-rf", "--", str(old)], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            proc = None
+        if proc is not None:
+            def wait():
+                proc.wait()
+                if old.exists():  # rm could not remove everything: try here, then leave it to the next build
+                    shutil.rmtree(old, ignore_errors=True)
+            return wait
+    remover = threading.Thread(target=shutil.rmtree, args=(old,), kwargs={"ignore_errors": True})
+    remover.start()
+    return remover.join

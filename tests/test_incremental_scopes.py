@@ -5,6 +5,7 @@ scratch, the families the edit does not touch are not made again, and the ones i
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,40 @@ def test_a_kept_file_edited_by_hand_is_made_again(tree, tmp_path, made):
     build(tree, site, cache=cache)
     assert set(made) == {"bench-family-00", "bench-family-01"}
     same_as_scratch(tree, site, tmp_path, "tampered")
+
+
+def test_the_kept_spare_tree_is_never_trusted(tree, tmp_path):
+    """The write keeps the replaced site in the cache (spare-site/) and fills its folders next
+    time: whatever was put there or changed there, the site is the one a build from scratch
+    writes, and the current site's files are never written into."""
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    build(tree, site, cache=cache)
+    write_run(tree, "bench-family-00", 0, 3, IMPLS, workloads(WORKLOADS))
+    build(tree, site, cache=cache)
+    spare = cache / "spare-site"
+    assert (spare / "index.html").is_file() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "cache", "records", "site"]
+    before = files(site)
+    # junk of every kind in the spare tree
+    (spare / "stray.html").write_text("stray", encoding="utf-8")
+    (spare / "stray-folder" / "deep").mkdir(parents=True)
+    (spare / "stray-folder" / "deep" / "x.json").write_text("{}", encoding="utf-8")
+    (spare / "families" / "link.html").symlink_to(site / "index.html")
+    page = spare / "families" / "bench-family-01.html"
+    page.unlink()
+    page.write_text("a spare file that is not the site's", encoding="utf-8")
+    family_json = spare / "families" / "bench-family-02.json"
+    family_json.unlink()
+    family_json.mkdir()  # a folder where the site has a file
+    (family_json / "inside.txt").write_text("x", encoding="utf-8")
+    shutil.rmtree(spare / "history")  # folders missing
+    assert files(site) == before  # none of that touched the site
+    write_run(tree, "bench-family-01", 0, 3, IMPLS, workloads(WORKLOADS))
+    build(tree, site, cache=cache)
+    same_as_scratch(tree, site, tmp_path, "spare")
+    # no change in records, the spare tree replaced by a file: the build still writes the site
+    shutil.rmtree(cache / "spare-site")
+    (cache / "spare-site").write_text("not a folder", encoding="utf-8")
+    (site / "index.html").unlink()
+    build(tree, site, cache=cache)
+    same_as_scratch(tree, site, tmp_path, "spare-file")

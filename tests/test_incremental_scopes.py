@@ -73,7 +73,7 @@ def test_each_edit_remakes_only_the_families_it_touches(tree, tmp_path, made):
     site, cache = tmp_path / "site", tmp_path / "cache"
     first = build(tree, site, cache=cache)
     assert sorted(made) == list(FAMILIES) and first.rendered == first.templated
-    assert {f"{kind}/{fid}" for kind in ("family", "compare", "runs", "history") for fid in FAMILIES} <= set(scopes(cache))
+    assert {f"{kind}:{fid}" for kind in ("family", "compare", "runs", "history") for fid in FAMILIES} <= set(scopes(cache))
     same_as_scratch(tree, site, tmp_path, "first")
 
     def step(name: str, remade: set[str]) -> None:

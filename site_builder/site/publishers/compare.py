@@ -25,7 +25,7 @@ pair_url = urls.compare_pair
 
 def publish(index: SiteIndex, site: SiteContext):
     for fid, family in sorted(index.catalog.families.items()):
-        yield Scope(f"compare/{fid}", index.family_inputs(fid), partial(_compare_files, index, family))
+        yield Scope(f"compare:{fid}", index.family_inputs(fid), partial(_compare_files, index, family))
 
 
 def _compare_files(index: SiteIndex, family: Family):

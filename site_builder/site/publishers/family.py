@@ -24,7 +24,7 @@ CSV_COLUMNS = ["family", "workload", "hardware", "protocol", "trust", "implement
 
 def publish(index: SiteIndex, site: SiteContext):
     for fid, family in sorted(index.catalog.families.items()):
-        yield Scope(f"family/{fid}", index.family_inputs(fid), partial(_family_files, index, family))
+        yield Scope(f"family:{fid}", index.family_inputs(fid), partial(_family_files, index, family))
 
 
 def _family_files(index: SiteIndex, family: Family):

@@ -23,7 +23,7 @@ def publish(index: SiteIndex, site: SiteContext):
     for s in index.history.values():
         by_family.setdefault(s.family, []).append(s)
     for fid, series in by_family.items():  # in the order of the keys: family first
-        yield Scope(f"history/{fid}", index.family_inputs(fid), partial(_history_files, index, series))
+        yield Scope(f"history:{fid}", index.family_inputs(fid), partial(_history_files, index, series))
 
 
 def _history_files(index: SiteIndex, all_series: list[Series]):

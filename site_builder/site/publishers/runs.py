@@ -17,7 +17,7 @@ def publish(index: SiteIndex, site: SiteContext):
     for lr in index.catalog.runs:
         by_family.setdefault(lr.run.family, []).append(lr)
     for fid, runs in sorted(by_family.items()):  # a run page shows what its family's runs decide
-        yield Scope(f"runs/{fid}", index.family_inputs(fid), partial(_run_files, index, site, runs))
+        yield Scope(f"runs:{fid}", index.family_inputs(fid), partial(_run_files, index, site, runs))
 
 
 def _run_files(index: SiteIndex, site: SiteContext, runs: list):

@@ -3,7 +3,8 @@ publisher list its pages and files, render what changed (charts, then pages), an
 write the site to a temporary folder and swap it into place.
 
 With a cache (the default for `kernel-records build`), a build whose inputs did not change
-writes nothing, and a page whose inputs did not change is not rendered again: the bytes are
+writes nothing, a family's pages whose records did not change are not even modelled again
+(`publish.Scope`), and a page whose inputs did not change is not rendered again: the bytes are
 the same as those of a build from scratch, which `render_site` is.
 """
 
@@ -103,7 +104,7 @@ def _build(records: Path, out: Path, cache, jobs) -> BuildReport:
     files, keys, warnings, (rendered, templated), charts = _render(records, kernels, store, previous,
                                                                    jobs or jobs_default(), clock)
 
-    def save(stats):  # while the old site is removed
+    def save(stats):  # once the new site is in place (while the old one is removed, without a cache)
         clock("write")
         store.save(out, stamp, {p: {"sha": keys[p], "stat": list(stats[p])} for p in files},
                    used_records=store.used, templated=templated, scopes=store.made_scopes,
@@ -180,8 +181,8 @@ def _outputs(index, site: SiteContext, kept: dict | None, previous: dict, templa
     """Every publisher's pages and files. A `Scope` whose key (its inputs, the navigation, the
     templates and the engine) is the one the last build recorded, and whose files are all still
     in the site as written, is not made again: its files are taken as they are (into `files`
-    and `keys`). `kept` None: no cache, every scope is made. Returns the outputs made, every scope's record for the manifest and the number
-    of pages kept."""
+    and `keys`). `kept` None: no cache, every scope is made. Returns the outputs made, every
+    scope's record for the manifest and the number of pages kept."""
     outputs: list = []
     scopes: dict[str, dict] = {}
     kept_pages = 0

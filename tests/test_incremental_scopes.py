@@ -5,6 +5,7 @@ scratch, the families the edit does not touch are not made again, and the ones i
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -187,3 +188,28 @@ def test_the_kept_spare_tree_is_never_trusted(tree, tmp_path):
     (site / "index.html").unlink()
     build(tree, site, cache=cache)
     same_as_scratch(tree, site, tmp_path, "spare-file")
+
+
+def test_a_spare_tree_that_cannot_be_cleaned_is_set_aside(tree, tmp_path, monkeypatch):
+    """Should removing something from the kept tree fail, the build starts from an empty folder
+    instead (and writes the same site)."""
+    from site_builder.build import write
+
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    build(tree, site, cache=cache)
+    write_run(tree, "bench-family-00", 0, 3, IMPLS, workloads(WORKLOADS))
+    build(tree, site, cache=cache)
+    (cache / "spare-site" / "stray.html").write_text("stray", encoding="utf-8")
+    real = os.unlink
+
+    def refuse(path, *a, **k):
+        if str(path).endswith("stray.html"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(write.os, "unlink", refuse)
+    write_run(tree, "bench-family-01", 0, 3, IMPLS, workloads(WORKLOADS))
+    build(tree, site, cache=cache)
+    monkeypatch.setattr(write.os, "unlink", real)
+    assert not (site / "stray.html").exists()
+    same_as_scratch(tree, site, tmp_path, "aside")

@@ -273,21 +273,27 @@ def _recycle(spare: Path, tmp: Path, out: Path, files: dict, folders: set[str]) 
         return set()
     have: set[str] = set()
     stack = [""]
-    while stack:
-        folder = stack.pop()
-        with os.scandir(tmp / folder) as listing:
-            entries = list(listing)
-        for entry in entries:
-            rel = f"{folder}/{entry.name}" if folder else entry.name
-            if entry.is_dir(follow_symlinks=False):
-                if rel in folders:
-                    stack.append(rel)
+    try:
+        while stack:
+            folder = stack.pop()
+            with os.scandir(tmp / folder) as listing:
+                entries = list(listing)
+            for entry in entries:
+                rel = f"{folder}/{entry.name}" if folder else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if rel in folders:
+                        stack.append(rel)
+                    else:
+                        shutil.rmtree(entry.path)
+                elif entry.is_file(follow_symlinks=False) and rel in files:
+                    have.add(rel)
                 else:
-                    shutil.rmtree(entry.path)
-            elif entry.is_file(follow_symlinks=False) and rel in files:
-                have.add(rel)
-            else:
-                os.unlink(entry.path)
+                    os.unlink(entry.path)
+    except OSError:  # something in it cannot be removed: set the whole tree aside, start empty
+        aside = tmp.with_name(f".{out.name}.old-{os.getpid()}-spare")
+        os.rename(tmp, aside)  # a temporary: removed here, or else by the next build
+        shutil.rmtree(aside, ignore_errors=True)
+        return set()
     return have
 
 

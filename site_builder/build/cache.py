@@ -4,8 +4,12 @@ beside the output folder; git-ignored). It holds
 - `parsed/`: every record file parsed and validated, one pickle per file, named by the hash of
   its bytes (a build writes only the new ones and removes those no record has any more);
 - `charts/`: rendered chart SVGs, one file per spec hash;
+- `spare-site/`: the site the last build replaced (its files mostly links to the current
+  site's), whose folders the next build fills instead of making them again (build.write);
 - `manifest.json`: what the last build wrote: the input fingerprint, and per output file its
-  content hash, its size and modification time, and the key of the page inputs it came from.
+  content hash, its size and modification time, and the key of the page inputs it came from;
+  per scope of pages (`site.publish.Scope`: one family's pages of a kind) the key of its inputs
+  and its files, so that a scope whose inputs did not change is not made again.
 
 Nothing in the output depends on the cache: a build without one writes the same bytes.
 """
@@ -120,6 +124,7 @@ class Cache:
         self.folder = Path(folder) if folder else None
         self.parsed = ParsedRecords(self.folder / "parsed" if self.folder else None)
         self.used: set = set()  # the keys of `parsed` this build read
+        self.made_scopes: dict = {}  # this build's scopes (publish.Scope): key, files, pages
         self.manifest: dict = {}
         self.charts = ChartStore(self.folder / "charts" if self.folder else None)
         if self.folder is None:
@@ -142,6 +147,11 @@ class Cache:
     @property
     def enabled(self) -> bool:
         return self.folder is not None
+
+    @property
+    def spare(self) -> Path | None:
+        """Where the write keeps the replaced site for the next build's folders (write.write_site)."""
+        return self.folder / "spare-site" if self.folder is not None else None
 
     def previous(self, out: Path) -> dict:
         """The last build's files, when it wrote to `out`."""

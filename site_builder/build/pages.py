@@ -46,6 +46,13 @@ def page_key(page, nav, templates: str) -> str:
     return hashlib.sha256(_KEY_ENCODER.encode(data).encode()).hexdigest()
 
 
+def scope_key(scope, nav, templates: str) -> str:
+    """The key of a `Scope`'s inputs: what it names, plus what every page reads (the engine, the
+    templates and the navigation)."""
+    data = [engine_digest(), templates, scope.name, scope.inputs, nav]
+    return hashlib.sha256(_KEY_ENCODER.encode(data).encode()).hexdigest()
+
+
 def page_keys(pages: list, nav, templates: str, jobs: int) -> list[str]:
     """`page_key` of every page; on both cores when there are many (forked workers)."""
     global _KEYS

@@ -16,8 +16,10 @@ import contextlib
 import ctypes
 import os
 import shutil
+import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..errors import UserError
@@ -129,17 +131,24 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def write_site(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]:
+def write_site(files: dict, out: Path, meanwhile=None, spare: Path | None = None) -> dict[str, tuple[int, int]]:
     """Write `files` (path -> bytes, or REUSE for a file of the current site) as the site in
     `out`. Returns each file's (size, mtime_ns) as written. Takes the lock unless the caller
     holds it (`build` does, for the whole build). `meanwhile(stats)`, when given, is called once
     the new site is in place, while the old one is being removed (removing a few hundred
-    folders takes a while on some file systems)."""
+    folders takes a while on some file systems).
+
+    `spare`, when given (a path in the build cache), is where the replaced site is kept instead
+    of being removed, and where the next build takes its folders from: making a folder costs
+    some file systems far more than anything else the write does. A kept tree is never trusted:
+    the next build removes from it whatever the new site does not have, keeps a file only where
+    it is the very file (same inode) that the new site takes from the current one, and replaces
+    every other (a file is removed and made anew, never written into: it may be linked)."""
     out = Path(out).resolve()
     if getattr(_held, "out", None) == out:
-        return _write(files, out, meanwhile)
+        return _write(files, out, meanwhile, spare)
     with site_lock(out):
-        return _write(files, out, meanwhile)
+        return _write(files, out, meanwhile, spare)
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:
@@ -173,7 +182,7 @@ def holding(out: Path):
             _held.out = None
 
 
-def _write(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]:
+def _write(files: dict, out: Path, meanwhile=None, spare: Path | None = None) -> dict[str, tuple[int, int]]:
     _step("locked")
     _recover(out)
     _step("cleaned")
@@ -183,24 +192,30 @@ def _write(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     stats: dict[str, tuple[int, int]] = {}
-    made: set[Path] = set()
     old_site = (out / MARKER).exists()
     try:
+        folders = _folders_of(files)
+        have = _recycle(spare, tmp, out, files, folders) if spare is not None else set()
+        _folders(tmp, folders)
         for rel, data in sorted(files.items()):
             target = tmp / rel
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
             if data is REUSE or (old_site and _same_bytes(out / rel, data)):
+                if rel in have:
+                    if _same_file(target, out / rel):
+                        st = target.stat()
+                        stats[rel] = (st.st_size, st.st_mtime_ns)
+                        continue
+                    os.unlink(target)
                 try:
                     os.link(out / rel, target)
                 except OSError:
                     shutil.copy2(out / rel, target)
             else:
+                if rel in have:
+                    os.unlink(target)  # never written into: it may be a link to a file of the site
                 target.write_bytes(data)
             st = target.stat()
             stats[rel] = (st.st_size, st.st_mtime_ns)
-        tmp.mkdir(exist_ok=True)  # an empty site is a folder too
         _step("written")
         if not out.exists():
             os.replace(tmp, out)
@@ -215,12 +230,130 @@ def _write(files: dict, out: Path, meanwhile=None) -> dict[str, tuple[int, int]]
         if old.exists() and not out.exists():
             os.replace(old, out)
         raise
-    remover = threading.Thread(target=shutil.rmtree, args=(old,), kwargs={"ignore_errors": True})
-    remover.start()
+    remover = _remove_later(old) if not _keep(old, spare) else (lambda: None)
     try:
         if meanwhile is not None:
             meanwhile(stats)
     finally:
-        remover.join()
+        remover()
     _step("removed")
     return stats
+
+
+FOLDER_THREADS = 4
+
+
+def _folders_of(files) -> set[str]:
+    """Every folder (relative, with its parents) that the files go in."""
+    folders: set[str] = set()
+    for rel in files:
+        parent = os.path.dirname(rel)
+        while parent and parent not in folders:
+            folders.add(parent)
+            parent = os.path.dirname(parent)
+    return folders
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samestat(os.lstat(a), os.stat(b))
+    except OSError:
+        return False
+
+
+def _recycle(spare: Path, tmp: Path, out: Path, files: dict, folders: set[str]) -> set[str]:
+    """Take the kept tree `spare` as `tmp` (when it is a folder on the file system of `out`),
+    with everything removed from it that is not a file or folder of the new site. Returns the
+    files left in it (each still to be checked against the current site)."""
+    try:
+        if spare.is_symlink() or not spare.is_dir() or os.stat(spare).st_dev != os.stat(out.parent).st_dev:
+            return set()
+        os.rename(spare, tmp)
+    except OSError:
+        return set()
+    have: set[str] = set()
+    stack = [""]
+    try:
+        while stack:
+            folder = stack.pop()
+            with os.scandir(tmp / folder) as listing:
+                entries = list(listing)
+            for entry in entries:
+                rel = f"{folder}/{entry.name}" if folder else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if rel in folders:
+                        stack.append(rel)
+                    else:
+                        shutil.rmtree(entry.path)
+                elif entry.is_file(follow_symlinks=False) and rel in files:
+                    have.add(rel)
+                else:
+                    os.unlink(entry.path)
+    except OSError:  # something in it cannot be removed: set the whole tree aside, start empty
+        aside = tmp.with_name(f".{out.name}.old-{os.getpid()}-spare")
+        os.rename(tmp, aside)  # a temporary: removed here, or else by the next build
+        shutil.rmtree(aside, ignore_errors=True)
+        return set()
+    return have
+
+
+def _keep(old: Path, spare: Path | None) -> bool:
+    """Keep the replaced site as the next build's spare tree; False where it cannot be."""
+    if spare is None or not old.exists():
+        return False
+    try:
+        spare.parent.mkdir(parents=True, exist_ok=True)
+        if spare.is_dir() and not spare.is_symlink():
+            shutil.rmtree(spare)
+        os.rename(old, spare)
+        return True
+    except OSError:
+        return False
+
+
+def _folders(tmp: Path, folders: set[str]) -> None:
+    """Make `tmp` and the folders, parents first, each unless it is there. Making a folder costs
+    the kernel far more than linking a file on some file systems (and a site has hundreds): the
+    folders of one depth are made by a few threads at once (a thread waits in the kernel
+    without holding the interpreter)."""
+    tmp.mkdir(exist_ok=True)
+    folders = {f for f in folders if not os.path.isdir(tmp / f)} if any(tmp.iterdir()) else folders
+    by_depth: dict[int, list[str]] = {}
+    for folder in folders:
+        by_depth.setdefault(folder.count("/"), []).append(folder)
+    def make(folder: str) -> None:
+        try:
+            os.mkdir(tmp / folder)
+        except FileExistsError:
+            if not (tmp / folder).is_dir():
+                raise
+    if len(folders) < 64:
+        for depth in sorted(by_depth):
+            for folder in by_depth[depth]:
+                make(folder)
+        return
+    with ThreadPoolExecutor(FOLDER_THREADS) as pool:
+        for depth in sorted(by_depth):
+            list(pool.map(make, sorted(by_depth[depth])))  # raises the first error
+
+
+def _remove_later(old: Path):
+    """Start removing the old site (thousands of unlinks) beside the caller; returns the wait.
+    Where there is an `rm`, a process of its own does it: a thread would take turns with the
+    caller for the interpreter at every file."""
+    rm = shutil.which("rm") if os.name == "posix" else None
+    if rm:
+        try:
+            proc = subprocess.Popen([rm, "-rf", "--", str(old)], stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            proc = None
+        if proc is not None:
+            def wait():
+                proc.wait()
+                if old.exists():  # rm could not remove everything: try here, then leave it to the next build
+                    shutil.rmtree(old, ignore_errors=True)
+            return wait
+    remover = threading.Thread(target=shutil.rmtree, args=(old,), kwargs={"ignore_errors": True})
+    remover.start()
+    return remover.join

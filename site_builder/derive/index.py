@@ -8,8 +8,11 @@ record history. The index is frozen: page builders read it and never re-filter t
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
@@ -73,6 +76,47 @@ class SiteIndex:
 
     def run_entries(self, lr: LoadedRun) -> tuple[Entry, ...]:
         return self.by_run.get(lr.path, ())
+
+    def family_inputs(self, fid: str) -> str | None:
+        """A digest of everything a family's own pages can read: the family record, the bytes
+        of its run files, every hardware and implementation record file, and the copy bandwidth
+        of each of its cohorts (one whose runs measured none takes the GPU's newest, which may
+        come from another family's run). Entries, cohorts, floors and history of a family are
+        functions of these alone. None when a run's
+        bytes are not known (a catalog not read from files): then nothing may be taken as kept."""
+        return self._family_inputs[fid]
+
+    @cached_property
+    def _family_inputs(self) -> dict[str, str]:
+        catalog = self.catalog
+        digests = catalog.digests
+        if not digests:
+            return {fid: None for fid in catalog.families}
+        shared = hashlib.sha256()
+        for path in sorted(digests):
+            if path.startswith(("hardware/", "implementations/")):
+                shared.update(f"{path}\0{digests[path]}\0".encode())
+        runs: dict[str, list[str]] = defaultdict(list)
+        unknown = set()
+        for lr in catalog.runs:
+            if lr.path not in digests:
+                unknown.add(lr.run.family)
+            runs[lr.run.family].append(f"{lr.path}\0{digests.get(lr.path)}")
+        bandwidths: dict[str, list] = defaultdict(list)
+        for key, cohort in self.cohorts.items():  # sorted by key
+            bandwidths[key.family].append([key.workload, key.hardware, key.protocol, cohort.copy_bandwidth_gbps])
+        out = {}
+        for fid, family in catalog.families.items():
+            if fid in unknown:
+                out[fid] = None
+                continue
+            h = shared.copy()
+            h.update(b"\1" + family.model_dump_json().encode() + b"\1")
+            h.update(json.dumps(bandwidths.get(fid, [])).encode())
+            for line in sorted(runs.get(fid, ())):
+                h.update(line.encode() + b"\0")
+            out[fid] = h.hexdigest()
+        return out
 
 
 def _grouped(entries, key) -> Mapping[str, tuple[Entry, ...]]:

@@ -44,6 +44,9 @@ class Catalog:
     paths: dict[tuple[str, str], str]  # (kind, id) -> relative path
     warnings: list[Problem] = field(default_factory=list)
     parsed_keys: tuple = field(default=(), repr=False, compare=False)  # the `parsed` entries read
+    #: sha256 of every record file's bytes as read, by its path relative to the root: what a
+    #: build's cache keys pages by (the parts of the site that read only unchanged files are kept)
+    digests: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
 def record_files(root: Path) -> list[Path]:
@@ -55,6 +58,7 @@ def load_catalog(root: Path, today: dt.date | None = None, parsed: dict | None =
     earlier load: an unchanged file is not parsed and validated again (new ones are added)."""
     root = Path(root)
     used: list = []
+    digests: dict[str, str] = {}
     if not root.is_dir():
         raise RecordErrors([Problem(str(root), 1, "records folder not found",
                                     "run from the repository root or pass --records DIR")])
@@ -105,7 +109,8 @@ def load_catalog(root: Path, today: dt.date | None = None, parsed: dict | None =
             if len(data) > MAX_BYTES:
                 raise YamlProblem(1, f"file is larger than {MAX_BYTES // 1000} kB",
                                   "split the results into several run files")
-            key = (kind, hashlib.sha256(data).hexdigest()) if parsed is not None else None
+            sha = digests[rel] = hashlib.sha256(data).hexdigest()
+            key = (kind, sha) if parsed is not None else None
             hit = parsed.get(key) if key else None
             if hit is None:
                 doc = parse(decode(data))
@@ -181,7 +186,8 @@ def load_catalog(root: Path, today: dt.date | None = None, parsed: dict | None =
         raise RecordErrors(problems)
     runs.sort(key=lambda lr: (lr.run.observed_at, lr.path))
     paths = {(kind, rid): found[kind][rid][1] for kind in KINDS for rid in found[kind]}
-    return Catalog(families, implementations, hardware, runs, paths, warnings=cleaned, parsed_keys=tuple(used))
+    return Catalog(families, implementations, hardware, runs, paths, warnings=cleaned, parsed_keys=tuple(used),
+                   digests=digests)
 
 
 def _shown(path: Path, root: Path) -> str:

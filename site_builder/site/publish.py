@@ -3,7 +3,9 @@
 A publisher (one module per page kind under `publishers/`, listed in `publishers.PUBLISHERS`)
 is a function `publish(index, site) -> Iterable[Page | Data]`. A `Page` is a template and its
 typed model, rendered by the build (which skips it when its inputs did not change); `Data` is
-a file's bytes, ready.
+a file's bytes, ready. A `Scope` is a group of pages and files that read nothing but what its
+`inputs` name (for example one family's records): a build whose cache holds the group's files
+made from the same inputs takes them as they are, without making their models again.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Iterable
 
 from .models import NavFamily, dumps_data
 
@@ -29,6 +32,26 @@ class Page:
 class Data:
     path: str
     data: bytes
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Pages and files made by `make()`, which reads only what `inputs` stands for (a JSON-able
+    value: digests of the records it reads). `name` is unique in the site. The output is the
+    same whether or not the build expands it: a build without a cache always does."""
+
+    name: str
+    inputs: object
+    make: Callable[[], Iterable["Page | Data"]]
+
+
+def expand(items) -> Iterable["Page | Data"]:
+    """Publisher output with every `Scope` replaced by what it makes."""
+    for item in items:
+        if isinstance(item, Scope):
+            yield from item.make()
+        else:
+            yield item
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ form whose small script goes to the chosen pair's page (it also reads `?a=…&b=
 from __future__ import annotations
 
 import math
+from functools import partial
 
 from ...derive.entries import Entry, usable
 from ...derive.index import SiteIndex
@@ -16,7 +17,7 @@ from ...records.load import Catalog
 from ...records.schema import Family
 from .. import urls
 from ..models import ComparePage
-from ..publish import Data, Page, SiteContext, to_json
+from ..publish import Data, Page, Scope, SiteContext, to_json
 from ..views import TRUST_LABEL, entry_url, workload_title
 
 pair_url = urls.compare_pair
@@ -24,9 +25,13 @@ pair_url = urls.compare_pair
 
 def publish(index: SiteIndex, site: SiteContext):
     for fid, family in sorted(index.catalog.families.items()):
-        for c in compare_family(index, family):
-            yield Page(c.url, "compare.html", {"c": c})
-            yield Data(urls.twin(c.url, ".json"), to_json(c))
+        yield Scope(f"compare:{fid}", index.family_inputs(fid), partial(_compare_files, index, family))
+
+
+def _compare_files(index: SiteIndex, family: Family):
+    for c in compare_family(index, family):
+        yield Page(c.url, "compare.html", {"c": c})
+        yield Data(urls.twin(c.url, ".json"), to_json(c))
 
 
 def _candidates(catalog: Catalog, family: Family, mine) -> list[str]:

@@ -5,6 +5,7 @@ cohort's history file) and CSV twins."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from ...derive.entries import Entry, usable
 from ...derive.floors import bytes_moved
@@ -12,7 +13,7 @@ from ...derive.index import SiteIndex
 from ...records.schema import Family
 from .. import charts, urls
 from ..models import FamilyPage
-from ..publish import Data, Page, SiteContext, to_csv, to_json
+from ..publish import Data, Page, Scope, SiteContext, to_csv, to_json
 from ..views import (TRUST_LABEL, cohort_view, names_kinds, semantics_identity, workload_view)
 
 RECENT_SOURCES = 30  # run files listed under sources, newest first
@@ -23,11 +24,16 @@ CSV_COLUMNS = ["family", "workload", "hardware", "protocol", "trust", "implement
 
 def publish(index: SiteIndex, site: SiteContext):
     for fid, family in sorted(index.catalog.families.items()):
-        model = family_page(index, family)
-        yield Page(urls.family(fid), "family.html", {"f": model},
-                   tuple(c[k] for c in model.charts for k in ("chart", "relative") if k in c))
-        yield Data(urls.family_json(fid), to_json(family_data(model)))
-        yield Data(urls.family_csv(fid), family_csv(model))
+        yield Scope(f"family:{fid}", index.family_inputs(fid), partial(_family_files, index, family))
+
+
+def _family_files(index: SiteIndex, family: Family):
+    fid = family.id
+    model = family_page(index, family)
+    yield Page(urls.family(fid), "family.html", {"f": model},
+               tuple(c[k] for c in model.charts for k in ("chart", "relative") if k in c))
+    yield Data(urls.family_json(fid), to_json(family_data(model)))
+    yield Data(urls.family_csv(fid), family_csv(model))
 
 
 def family_data(page: FamilyPage) -> FamilyPage:

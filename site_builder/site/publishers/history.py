@@ -4,11 +4,13 @@ the most recent results (a bounded window); the full series is the page's JSON a
 
 from __future__ import annotations
 
+from functools import partial
+
 from ...derive.history import Point, Series
 from ...derive.index import SiteIndex
 from .. import charts, urls
 from ..models import HistoryPage
-from ..publish import Data, Page, SiteContext, to_csv, to_json
+from ..publish import Data, Page, Scope, SiteContext, to_csv, to_json
 from ..views import entry_view, workload_title
 
 WINDOW = 60  # results shown on the page, newest; the JSON and CSV hold all of them
@@ -17,7 +19,15 @@ CSV_COLUMNS = ["observed_at", "implementation", "protocol", "trust", "status", "
 
 
 def publish(index: SiteIndex, site: SiteContext):
-    for key, s in index.history.items():
+    by_family: dict[str, list[Series]] = {}
+    for s in index.history.values():
+        by_family.setdefault(s.family, []).append(s)
+    for fid, series in by_family.items():  # in the order of the keys: family first
+        yield Scope(f"history:{fid}", index.family_inputs(fid), partial(_history_files, index, series))
+
+
+def _history_files(index: SiteIndex, all_series: list[Series]):
+    for s in all_series:
         rows = [row(p) for p in s.points]
         model = history_page(index, s, rows)
         yield Page(model.url, "history.html", {"h": model}, (model.chart,) if model.chart else ())

@@ -3,15 +3,25 @@ first within each), with the record as JSON and the YAML file as it was committe
 
 from __future__ import annotations
 
+from functools import partial
+
 from ...derive.index import SiteIndex
 from .. import urls
 from ..models import RunPage
-from ..publish import Data, Page, SiteContext, to_json
+from ..publish import Data, Page, Scope, SiteContext, to_json
 from ..views import TRUST_LABEL, TRUST_NOTE, entry_view, workload_label
 
 
 def publish(index: SiteIndex, site: SiteContext):
+    by_family: dict[str, list] = {}
     for lr in index.catalog.runs:
+        by_family.setdefault(lr.run.family, []).append(lr)
+    for fid, runs in sorted(by_family.items()):  # a run page shows what its family's runs decide
+        yield Scope(f"runs:{fid}", index.family_inputs(fid), partial(_run_files, index, site, runs))
+
+
+def _run_files(index: SiteIndex, site: SiteContext, runs: list):
+    for lr in runs:
         record = lr.run.model_dump(mode="json")  # the record as its JSON twin holds it
         yield Page(urls.run_of(lr), "run.html", {"r": run_page(index, lr, record)})
         yield Data(urls.run_json(lr.run.family, lr.run.hardware, lr.id), to_json(record))

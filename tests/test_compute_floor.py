@@ -200,6 +200,18 @@ def test_roofline_spec_has_both_roofs_and_one_mark_per_result(tmp_path):
     json.dumps(spec)  # plain data, ready for vl-convert
 
 
+def test_roofline_is_drawn_here_with_both_roofs_and_every_implementation(tmp_path):
+    import re
+
+    index = derive(load_catalog(_tree(tmp_path)))
+    (ch,) = charts.roofline_charts(index.family("toy-gemm"), index.family_entries("toy-gemm"))
+    svg = ch["chart"].draw()  # the site's own SVG writer, not vl-convert
+    assert re.findall(r'<svg[^>]* class="(\w+)"', svg) == ["wide", "narrow"]
+    for name in ("datasheet roof", "measured roof", "Impl fast", "Impl slow"):
+        assert svg.count(f">{name}</text>") == 2, name  # in each drawing's legend
+    assert svg.count('stroke-dasharray="6,3"') >= 2  # the measured roof, dashed, in both drawings
+
+
 def test_no_roofline_unless_declared(tmp_path):
     index = derive(load_catalog(_tree(tmp_path, _family(chart_kinds=()))))
     assert charts.roofline_charts(index.family("toy-gemm"), index.family_entries("toy-gemm")) == []

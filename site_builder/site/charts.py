@@ -467,7 +467,8 @@ def roofline_charts(family, entries) -> list[dict]:
         out.append({
             "chart_kind": "roofline", "title": title, "hardware": hw, "protocol": proto, "kind": kind,
             "roofs": roofs,
-            "chart": chart("roofline", roofline_spec, points=points, roofs=roofs, x_domain=[x_lo, x_hi], look=look),
+            "chart": chart("roofline", roofline_spec, draw=_roofline_drawing, points=points, roofs=roofs,
+                           x_domain=[x_lo, x_hi], look=look, label=f"Roofline: {title}"),
             "table": [{"name": p["impl"], "workload": p["workload"], "intensity": p["x"], "tflops": p["tflops"],
                        "median": p["median"]} for p in points],
         })
@@ -484,7 +485,14 @@ def roof_line(roof: dict, x_lo: float, x_hi: float) -> list[dict]:
     return [{"x": _sig(x), "y": _sig(rate(x)), "roof": label} for x in xs]
 
 
-def roofline_spec(points: list[dict], roofs: list[dict], x_domain: list[float], look: dict | None = None) -> dict:
+def _roofline_drawing(**inputs) -> str:
+    from .svgdraw import roofline_drawing
+
+    return roofline_drawing(**inputs)
+
+
+def roofline_spec(points: list[dict], roofs: list[dict], x_domain: list[float], look: dict | None = None,
+                  label: str | None = None) -> dict:
     """A Vega-Lite spec (a plain dict, as altair would write it): the roofs as grey lines (solid:
     datasheet, dashed: measured), the results as points (colour and shape: implementation)."""
     lines = [v for r in roofs for v in roof_line(r, *x_domain)]

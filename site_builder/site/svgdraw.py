@@ -178,7 +178,7 @@ class LegendItem:
     label: str
     style: Style
     line: bool = True  # a line sample, else the mark alone
-    kind: str = "line"  # line | mark | band
+    kind: str = "line"  # line | mark | band | rule (a line sample without a mark)
 
 
 @dataclass
@@ -385,7 +385,7 @@ def draw(*, label: str, x: Axis, y: Axis, lines: list[Line], bands: list[Band] =
         st = item.style
         if item.kind == "band":
             o.append(f'<rect x="{_n(gx)}" y="{_n(gy - 5)}" width="24" height="10" fill="{st.colour}" fill-opacity="0.18"/>')
-        if item.kind in ("line", "band") and item.line:
+        if item.kind in ("line", "band", "rule") and item.line:
             o.append(f'<path d="M{_n(gx)},{_n(gy)}h24" fill="none" stroke="{st.colour}" stroke-width="2"{_dash(st.dash)}/>')
         if item.kind in ("line", "mark"):
             o.append(marks(st.shape, [(gx + 12, gy)], 3.4 if item.kind == "line" else 4.5, st.colour))
@@ -556,3 +556,31 @@ def time_axis(times: list[float], one_day: bool, title: str) -> Axis:
     pad = max((hi - lo) * 0.04, 1800 if one_day else DAY / 2)
     lo, hi = lo - pad, hi + pad
     return Axis(title, False, lo, hi, time_ticks(lo, hi, one_day), grid=False)
+
+
+def roofline_drawing(*, points: list[dict], roofs: list[dict], x_domain: list[float], look: dict,
+                     label: str) -> str:
+    """The roofline (charts.roofline_spec's chart, drawn here): the roofs as grey lines (solid:
+    datasheet, dashed: measured), then one mark per result at (intensity, achieved TFLOP/s) in
+    its implementation's colour and shape; log-log; wide and narrow."""
+    from .charts import ROOF_STYLE, roof_line
+
+    styles = _styles(look)
+    roof_lines = [Line(f"{r['roof']} roof", [(v["x"], v["y"]) for v in roof_line(r, *x_domain)],
+                       Style("#777777", list(ROOF_STYLE[r["roof"]])), marks=False, width=1.5) for r in roofs]
+    ys = [p["tflops"] for p in points] + [y for ln in roof_lines for _, y in ln.points]
+    lo, hi = min(ys) / 2, max(ys) * 1.5
+    major, minor = log_ticks(lo, hi)
+    y = Axis("achieved TFLOP/s (log scale)", True, lo, hi, [(v, number_label(v)) for v in major], minor)
+    xmajor, xminor = log_ticks(*x_domain)
+    x = Axis("arithmetic intensity (FLOP/byte, log scale) →", True, x_domain[0], x_domain[1],
+             [(v, number_label(v)) for v in xmajor], xminor)
+    by: dict[str, list] = {}
+    for p in points:
+        by.setdefault(p["impl"], []).append((p["x"], p["tflops"]))
+    marks_ = [Line(n, sorted(by[n]), styles[n], width=0) for n in look["domain"] if n in by]
+    legend = [LegendItem(ln.name, ln.style, kind="rule") for ln in roof_lines] + \
+             [LegendItem(ln.name, ln.style, line=False, kind="mark") for ln in marks_]
+    make = lambda layout, cls: draw(label=label, x=x, y=y, lines=roof_lines + marks_, legend=legend,
+                                    legend_title="", layout=layout, css_class=cls, x_labels_rotate=False)
+    return both(label, make)

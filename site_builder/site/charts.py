@@ -485,10 +485,12 @@ def roof_line(roof: dict, x_lo: float, x_hi: float) -> list[dict]:
     return [{"x": _sig(x), "y": _sig(rate(x)), "roof": label} for x in xs]
 
 
-def _roofline_drawing(**inputs) -> str:
+def _roofline_drawing(*, roofs: list[dict], x_domain: list[float], **inputs) -> str:
     from .svgdraw import roofline_drawing
 
-    return roofline_drawing(**inputs)
+    drawn = [{"name": f"{r['roof']} roof", "dash": ROOF_STYLE[r["roof"]],
+              "vertices": [(v["x"], v["y"]) for v in roof_line(r, *x_domain)]} for r in roofs]
+    return roofline_drawing(roofs=drawn, x_domain=x_domain, **inputs)
 
 
 def roofline_spec(points: list[dict], roofs: list[dict], x_domain: list[float], look: dict | None = None,

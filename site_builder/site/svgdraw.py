@@ -560,14 +560,13 @@ def time_axis(times: list[float], one_day: bool, title: str) -> Axis:
 
 def roofline_drawing(*, points: list[dict], roofs: list[dict], x_domain: list[float], look: dict,
                      label: str) -> str:
-    """The roofline (charts.roofline_spec's chart, drawn here): the roofs as grey lines (solid:
-    datasheet, dashed: measured), then one mark per result at (intensity, achieved TFLOP/s) in
-    its implementation's colour and shape; log-log; wide and narrow."""
-    from .charts import ROOF_STYLE, roof_line
-
+    """The roofline (charts.roofline_spec's chart, drawn here): the roofs, each {"name", "dash",
+    "vertices": [(x, y), ...]}, as grey lines (solid: datasheet, dashed: measured), then one mark
+    per result at (intensity, achieved TFLOP/s) in its implementation's colour and shape;
+    log-log; wide and narrow."""
     styles = _styles(look)
-    roof_lines = [Line(f"{r['roof']} roof", [(v["x"], v["y"]) for v in roof_line(r, *x_domain)],
-                       Style("#777777", list(ROOF_STYLE[r["roof"]])), marks=False, width=1.5) for r in roofs]
+    roof_lines = [Line(r["name"], [tuple(v) for v in r["vertices"]], Style("#777777", list(r["dash"])),
+                       marks=False, width=1.5) for r in roofs]
     ys = [p["tflops"] for p in points] + [y for ln in roof_lines for _, y in ln.points]
     lo, hi = min(ys) / 2, max(ys) * 1.5
     major, minor = log_ticks(lo, hi)

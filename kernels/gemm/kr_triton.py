@@ -63,38 +63,30 @@ def config_for(M: int, N: int, K: int, sms: int, tma_ok: bool = True, elsize: in
     forced = os.environ.get(_ENV)
     if forced:
         return _checked(json.loads(forced))
-    cfg = _config_2byte(M, N, K, sms, tma_ok)
-    if elsize > 2:
-        cfg = _wide_operands(cfg, M, N, K, sms, elsize)
-    return cfg
-
-
-def _wide_operands(cfg: dict, M: int, N: int, K: int, sms: int, elsize: int) -> dict:
-    """float32 operands: the 2-byte configuration's tiles would ask twice its shared memory
-    (the H200 measured 393,232 bytes for the 128 × 256 × 64 three-stage tile, against 232,448
-    allowed). Halving BK keeps each stage's bytes; the 128 × 256 tile also drops to 128 × 128
-    on 4 warps, so the float32 epilogue fits beside the stages."""
-    cfg = dict(cfg, BK=max(16, cfg["BK"] * 2 // elsize))
-    if cfg["kernel"] in ("tma", "tiles") and cfg["BN"] > 128:
-        cfg.update(BN=128, warps=4, stages=4)
-    if cfg["kernel"] == "split_k":
-        cfg = _with_splits({k: v for k, v in cfg.items() if k not in ("splits", "k_per_split")}, M, N, K,
-                           (DECODE_WAVES * sms) if M <= DECODE_M else sms)
-    return cfg
-
-
-def _config_2byte(M: int, N: int, K: int, sms: int, tma_ok: bool) -> dict:
     if M <= DECODE_M:
         cfg = {"kernel": "split_k", "BM": 16, "BN": 64, "BK": 128, "stages": 4, "warps": 4}
-        return _with_splits(cfg, M, N, K, DECODE_WAVES * sms)
+        return _with_splits(_fit(cfg, elsize), M, N, K, DECODE_WAVES * sms)
     tiles_128 = triton.cdiv(M, 128) * triton.cdiv(N, 128)
     if M <= SMALL_M or tiles_128 < sms:
         cfg = {"kernel": "split_k", "BM": 64 if M <= 64 else 128, "BN": 128, "BK": 64, "stages": 4, "warps": 4}
-        return _with_splits(cfg, M, N, K, sms)
+        return _with_splits(_fit(cfg, elsize), M, N, K, sms)
     big = M >= 1024 and N >= 4096
     cfg = ({"BM": 128, "BN": 256, "BK": 64, "stages": 3, "warps": 8} if big
            else {"BM": 128, "BN": 128, "BK": 64, "stages": 4, "warps": 4})
     cfg.update(kernel="tma" if tma_ok else "tiles", GROUP_M=8, WS=False)
+    return _fit(cfg, elsize)
+
+
+def _fit(cfg: dict, elsize: int) -> dict:
+    """The 2-byte configuration `cfg` for operands of `elsize` bytes. float32 would ask twice its
+    shared memory (the H200 measured 393,232 bytes for the 128 × 256 × 64 three-stage tile,
+    against 232,448 allowed): halving BK keeps each stage's bytes, and the 128 × 256 tile drops
+    to 128 × 128 on 4 warps, so the float32 epilogue fits beside the stages."""
+    if elsize <= 2:
+        return cfg
+    cfg = dict(cfg, BK=max(16, cfg["BK"] * 2 // elsize))
+    if cfg["kernel"] in ("tma", "tiles") and cfg["BN"] > 128:
+        cfg.update(BN=128, warps=4, stages=4)
     return cfg
 
 

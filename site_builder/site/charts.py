@@ -462,13 +462,15 @@ def roofline_charts(family, entries) -> list[dict]:
             r["ridge"] = _sig(r["peak_tflops"] * 1e3 / r["bandwidth_gbps"])
         xs = [p["x"] for p in points] + [r["ridge"] for r in roofs]
         x_lo, x_hi = min(xs) / 2, max(xs) * 2
+        lines = [v for r in roofs for v in roof_line(r, x_lo, x_hi)]
         look = styles(sorted({p["impl"] for p in points}), baseline)
         title = f"{first.hardware.name} · {proto} · {DTYPE_SHORT.get(dtype, dtype)}" + (f" · {kind}" if kinds_named else "")
         out.append({
             "chart_kind": "roofline", "title": title, "hardware": hw, "protocol": proto, "kind": kind,
             "roofs": roofs,
             "chart": chart("roofline", roofline_spec, draw=_roofline_drawing, points=points, roofs=roofs,
-                           x_domain=[x_lo, x_hi], look=look, label=f"Roofline: {title}"),
+                           lines=lines, x_domain=[x_lo, x_hi], y_domain=_roofline_y_domain(points, lines),
+                           look=look, label=f"Roofline: {title}"),
             "table": [{"name": p["impl"], "workload": p["workload"], "intensity": p["x"], "tflops": p["tflops"],
                        "median": p["median"]} for p in points],
         })
@@ -485,21 +487,24 @@ def roof_line(roof: dict, x_lo: float, x_hi: float) -> list[dict]:
     return [{"x": _sig(x), "y": _sig(rate(x)), "roof": label} for x in xs]
 
 
-def _roofline_drawing(*, roofs: list[dict], x_domain: list[float], **inputs) -> str:
+def _roofline_y_domain(points: list[dict], lines: list[dict]) -> list[float]:
+    ys = [p["tflops"] for p in points] + [v["y"] for v in lines]
+    return [min(ys) / 2, max(ys) * 1.5]
+
+
+def _roofline_drawing(*, roofs: list[dict], lines: list[dict], **inputs) -> str:
     from .svgdraw import roofline_drawing
 
     drawn = [{"name": f"{r['roof']} roof", "dash": ROOF_STYLE[r["roof"]],
-              "vertices": [(v["x"], v["y"]) for v in roof_line(r, *x_domain)]} for r in roofs]
-    return roofline_drawing(roofs=drawn, x_domain=x_domain, **inputs)
+              "vertices": [(v["x"], v["y"]) for v in lines if v["roof"] == f"{r['roof']} roof"]} for r in roofs]
+    return roofline_drawing(roofs=drawn, **inputs)
 
 
-def roofline_spec(points: list[dict], roofs: list[dict], x_domain: list[float], look: dict | None = None,
-                  label: str | None = None) -> dict:
+def roofline_spec(points: list[dict], roofs: list[dict], lines: list[dict], x_domain: list[float],
+                  y_domain: list[float], look: dict | None = None, label: str | None = None) -> dict:
     """A Vega-Lite spec (a plain dict, as altair would write it): the roofs as grey lines (solid:
-    datasheet, dashed: measured), the results as points (colour and shape: implementation)."""
-    lines = [v for r in roofs for v in roof_line(r, *x_domain)]
-    ys = [p["tflops"] for p in points] + [v["y"] for v in lines]
-    y_domain = [min(ys) / 2, max(ys) * 1.5]
+    datasheet, dashed: measured; `lines`, their vertices from roof_line), the results as points
+    (colour and shape: implementation)."""
     x = {"field": "x", "type": "quantitative", "title": "arithmetic intensity (FLOP/byte, log scale) →",
          "scale": {"type": "log", "domain": x_domain, "nice": False}, "axis": {"grid": True}}
     y = {"field": "y", "type": "quantitative", "title": "achieved TFLOP/s (log scale)",

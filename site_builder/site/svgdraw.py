@@ -558,8 +558,8 @@ def time_axis(times: list[float], one_day: bool, title: str) -> Axis:
     return Axis(title, False, lo, hi, time_ticks(lo, hi, one_day), grid=False)
 
 
-def roofline_drawing(*, points: list[dict], roofs: list[dict], x_domain: list[float], look: dict,
-                     label: str) -> str:
+def roofline_drawing(*, points: list[dict], roofs: list[dict], x_domain: list[float], y_domain: list[float],
+                     look: dict, label: str) -> str:
     """The roofline (charts.roofline_spec's chart, drawn here): the roofs, each {"name", "dash",
     "vertices": [(x, y), ...]}, as grey lines (solid: datasheet, dashed: measured), then one mark
     per result at (intensity, achieved TFLOP/s) in its implementation's colour and shape;
@@ -567,8 +567,7 @@ def roofline_drawing(*, points: list[dict], roofs: list[dict], x_domain: list[fl
     styles = _styles(look)
     roof_lines = [Line(r["name"], [tuple(v) for v in r["vertices"]], Style("#777777", list(r["dash"])),
                        marks=False, width=1.5) for r in roofs]
-    ys = [p["tflops"] for p in points] + [y for ln in roof_lines for _, y in ln.points]
-    lo, hi = min(ys) / 2, max(ys) * 1.5
+    lo, hi = y_domain
     major, minor = log_ticks(lo, hi)
     y = Axis("achieved TFLOP/s (log scale)", True, lo, hi, [(v, number_label(v)) for v in major], minor)
     xmajor, xminor = log_ticks(*x_domain)

@@ -118,6 +118,7 @@ def main():
             kr._TUNED[(n, el)] = original
         kr._FAST.clear()
         report["keys"][key] = {"cfgs": cfgs, "times": times}
+        Path(args.out).write_text(json.dumps(report, indent=1))  # a call cut short keeps the keys done
         for wid, per in times.items():
             line = [f"{key} {wid}:"]
             for name, t in per.items():

@@ -96,5 +96,14 @@ case "$MODE" in
     timeout 560 python3 lab/gemm/sweep.py --tune-seed 11 --report-seed 12 --n 24 --budget 520 \
       --out "$OUT/sweep.json" > "$OUT/sweep.txt" 2>&1
     echo "sweep exit $? after $(( SECONDS - t0 )) s"; tail -n 60 "$OUT/sweep.txt" ;;
-  *) echo "unknown mode $MODE (prewarm, run, all, sweep)"; exit 2 ;;
+  tsweep)  # the GPU tests, then the sweep, in one call (SWEEP_BUDGET seconds for the sweep)
+    env_info
+    timeout 100 python3 -m pytest -q -s -p no:cacheprovider tests/gpu/test_gemm_gpu.py > "$OUT/gpu_tests.txt" 2>&1
+    echo "gpu tests exit $? after $(( SECONDS - t0 )) s" | tee -a "$OUT/gpu_tests.txt"
+    tail -n 3 "$OUT/gpu_tests.txt"
+    timeout $(( ${SWEEP_BUDGET:-400} + 40 )) python3 lab/gemm/sweep.py --tune-seed 11 --report-seed 12 --n 24 \
+      --budget "${SWEEP_BUDGET:-400}" --out "$OUT/sweep.json" > "$OUT/sweep.txt" 2>&1
+    echo "sweep exit $? after $(( SECONDS - t0 )) s"; tail -n 60 "$OUT/sweep.txt" ;;
+  install) echo "installed what was carried into /tmp/site" ;;
+  *) echo "unknown mode $MODE (prewarm, run, all, sweep, tsweep, install)"; exit 2 ;;
 esac

@@ -212,3 +212,24 @@ def test_the_404_page_is_styled_and_its_links_work_at_any_depth(served_site, new
     assert (page.locator("header.site").evaluate(look), page.locator("main").evaluate(look)) == styled
     page.unroute(deep)
     assert [p for p in watch.problems if "404" not in p] == []  # only the deep address itself is a 404
+
+
+def test_phone_floor_table_is_one_card_per_workload(large_site, new_page, artifacts):
+    _, base = large_site
+    page, watch = new_page(viewport=PHONE)
+    _open(page, base + FAMILY + "#floor")
+    rows = page.locator("#floor-table tbody tr")
+    assert rows.count() >= 2
+    for i in range(min(rows.count(), 4)):
+        rows.nth(i).scroll_into_view_if_needed()
+        card = rows.nth(i).bounding_box()
+        assert card["x"] >= 0 and card["x"] + card["width"] <= PHONE["width"]
+        for cell in rows.nth(i).locator("td").all():  # every column on the card, on screen, labelled
+            box = cell.bounding_box()
+            assert box["x"] >= card["x"] - 1 and box["x"] + box["width"] <= card["x"] + card["width"] + 1
+        record = rows.nth(i).locator("td.c-rec").first
+        assert record.evaluate(IN_VIEW)
+        label = record.evaluate("el => getComputedStyle(el, '::before').content")
+        assert "Record" in label
+    page.screenshot(path=str(artifacts / "phone-floor-table.png"))
+    assert not watch.problems

@@ -220,6 +220,47 @@ def test_model_gives_the_24_workloads_their_configurations():
         assert got == kr._resolve(old[(n, elsize)], n, torch.device("cpu")), (rows, n, elsize)
 
 
+# the 2026-12-02 sweep's winners folded in as anchors (NOTES.md, issue 14, "Folding the
+# 2026-12-02 sweep in"): (hidden, element size) -> (rule, anchor hidden, the configuration)
+SWEEP14_FOLD = {
+    (704, 4): ("class", 704, kr._rows_cfg([1024], True, 1, 1)),
+    (582, 4): ("class", 704, kr._rows_cfg([1024], True, 1, 1)),
+    (576, 4): ("class", 704, kr._rows_cfg([1024], True, 1, 1)),
+    (2432, 4): ("class", 3456, kr._row1_cfg(2432, 16, hints=0, w_early=True)),
+    (3456, 4): ("class", 3456, kr._row1_cfg(3456, 16, hints=0, w_early=True)),
+    (82496, 4): ("class", 99563, kr._split_cfg(82496, 4096, 4, hints=0)),
+    (99563, 4): ("class", 99563, kr._split_cfg(99563, 4096, 4, hints=0)),
+    # kept (the sweep's best within its noise, or a row-count effect): the old choices
+    (9216, 4): ("class", 16384, kr._row1_cfg(9216, 32, hints=0, w_early=True)),
+    (46592, 2): ("class", 65536, kr._split_cfg(46592, 4096, 4, hints=0)),
+    (42006, 2): ("class", 65536, kr._split_cfg(42006, 4096, 4, hints=0)),
+    (103482, 2): ("class", 131072, kr._split_cfg(103482, 8192, 4, hints=0)),
+}
+
+
+@pytest.mark.parametrize("key", sorted(SWEEP14_FOLD))
+def test_model_takes_the_issue14_sweep_winners(key):
+    rule, hidden, cfg = SWEEP14_FOLD[key]
+    assert kr.model_anchor(*key) == (rule, hidden)
+    assert kr.model_config(*key) == cfg, (key, kr.model_config(*key))
+    assert cfg["num_warps"] * 32 <= (cfg.get("BLOCK") or cfg["S"][0]) * cfg.get("ROWS", 1)
+
+
+def test_model_rule3_fills_an_unanchored_class_between_anchored_ones():
+    """fp32 32769-65536 has no anchor, the classes on both sides have: the largest anchor below
+    (the 32768 split) with more programs, as before 99563 anchored the class above; above the
+    largest fp32 class the 99563 split; bf16 above 131072 the 131072 split."""
+    for n in (32769, 49152, 65536):
+        assert kr.model_anchor(n, 4) == ("above", 32768)
+        assert kr.model_config(n, 4) == kr._split_cfg(n, 8192, 8, hints=0, pdl=False)
+    assert kr.model_anchor(200000, 4) == ("above", 99563)
+    assert kr.model_config(200000, 4) == kr._split_cfg(200000, 4096, 4, hints=0)
+    assert kr.model_anchor(200000, 2) == ("above", 131072)
+    # below the smallest fp32 anchor (704: one row of 1024 on one warp) the tile is kept
+    assert kr.model_anchor(256, 4) == ("below", 704)
+    assert kr.model_config(256, 4) == kr._rows_cfg([256], False, 4, 1)
+
+
 def _hiddens():
     import random
 

@@ -219,8 +219,12 @@ def model_anchor(n: int, elsize: int):
         return ("class", min(same, key=lambda h: (abs(h - n), -h)))
     if p < triton.next_power_of_2(anchors[0][0]):
         return ("below", anchors[0][0])
-    if p > triton.next_power_of_2(anchors[-1][0]) and anchors[-1][1]["kind"] == "split":
-        return ("above", anchors[-1][0])
+    # rule 3: a class without anchors above an anchored one: the largest anchor below it, when
+    # that is a split (fp32 32769-65536 keeps the 32768 anchor now that 99563 anchors the class
+    # above; issue 14, "Folding the 2026-12-02 sweep in")
+    hidden, cfg = [a for a in anchors if a[0] < n][-1]
+    if cfg["kind"] == "split":
+        return ("above", hidden)
     return ("default", None)
 
 

@@ -40,7 +40,9 @@ SHAPES = [(2048, 4096), (37, 5120), (3, 7168), (5, 111), (2, 4097), (1, 8192), (
           (4, 65536), (2, 131072), (9, 16384), (3, 32769), (5, 100000), (1, 262144),
           # issue 14: the configuration model's classes at odd and prime sizes of the random set
           (7, 257), (300, 1000), (3, 3584), (2, 4099), (5, 7919), (3, 12289), (2, 14336), (2, 28672),
-          (2, 38275), (2, 98317)]
+          (2, 38275), (2, 98317),
+          # the 2026-12-02 sweep's anchors (fp32 704, 3456, 99563) and shapes near them
+          (14, 704), (268, 582), (6, 2432), (494, 3456), (13, 82496)]
 
 
 def ref64(x, r, w, eps=1e-6):
@@ -218,7 +220,8 @@ def test_more_than_2_31_elements(rows, n):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("n", [1024, 4096, 5120, 8192, 16384, 32768, 65536, 131072, 3584, 7919, 14336, 38275])
+@pytest.mark.parametrize("n", [1024, 4096, 5120, 8192, 16384, 32768, 65536, 131072, 3584, 7919, 14336, 38275,
+                               704, 2432, 99563])
 def test_row_result_independent_of_row_count(dtype, n):
     """The same row gives the same bits whether it comes alone, with a decode batch, or with
     thousands of rows (each rows bucket may tune launch knobs, never the reduction order)."""

@@ -261,6 +261,49 @@ def test_model_rule3_fills_an_unanchored_class_between_anchored_ones():
     assert kr.model_config(256, 4) == kr._rows_cfg([256], False, 4, 1)
 
 
+def test_wide_config_is_checked_resolved_and_off_by_default():
+    """The experimental one-launch wide kernel: never the model's choice; a bad entry is a clear
+    error; on the CPU (the interpreter runs programs one after another, so its spin-wait would
+    never end) it resolves to the chunked kernel; PARTS is a launch knob, not the layout."""
+    for n, e in [(n, e) for n in _hiddens() for e in (2, 4)]:
+        assert kr.model_config(n, e)["kind"] != "wide"
+    cfg = kr._wide_cfg(46592, 2048, 8, 4)
+    assert (cfg["NCH"], cfg["PARTS"]) == (32, 8)
+    assert kr._wide_cfg(46592, 2048, 2, 4)["PARTS"] == 8 and kr._wide_cfg(46592, 2048, 999, 4)["PARTS"] == 32
+    assert kr.reduction_layout(cfg) == kr.reduction_layout(dict(cfg, PARTS=32))
+    kr.check_wide_cfg(cfg, 46592)
+    for bad in (dict(cfg, PARTS=4), dict(cfg, NCH=64), dict(cfg, CHUNK=3000), dict(cfg, PARTS=6)):
+        with pytest.raises(ValueError, match="wide configuration"):
+            kr.check_wide_cfg(bad, 46592)
+        with pytest.raises(ValueError, match="wide configuration"):
+            kr._resolve(bad, 46592, torch.device("cpu"))
+    assert kr._resolve(cfg, 46592, torch.device("cpu"))["kind"] == "chunked"
+    x, r, w = torch.randn(2, 46592), torch.randn(2, 46592), torch.randn(46592)
+    with pytest.raises(ValueError, match="compiled Triton"):
+        kr._run_cfg(cfg, x, r, w)
+    kr._TUNED[(46592, 4)] = cfg  # as a KR_TRITON_CONFIGS entry would
+    try:
+        check(x, r, w)
+    finally:
+        kr._TUNED.pop((46592, 4), None)
+
+
+def test_wide_and_split_kernels_compile_for_sm90():
+    """What the interpreter cannot run, compiled for the H200 by Triton's bundled ptxas in a
+    process without TRITON_INTERPRET (lab/fused_add_rmsnorm/compile_check.py): compiles, no
+    results checked (tests/gpu/ does that)."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(ROOT)
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    p = subprocess.run([sys.executable, str(ROOT / "lab" / "fused_add_rmsnorm" / "compile_check.py"), "--quick"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    print(p.stdout[-3000:], p.stderr[-2000:])
+    assert p.returncode == 0 and p.stdout.count("ok ") == 4, p.stdout + p.stderr
+
+
 def _hiddens():
     import random
 

@@ -111,7 +111,8 @@ def check_wide_cfg(cfg: dict, n: int) -> None:
     if not ok:
         raise ValueError(f"wide configuration {cfg} for hidden {n}: needs CHUNK a power of two, "
                          f"NCH = next_pow2(ceil({n} / CHUNK)), PARTS a power of two dividing NCH with "
-                         f"NCH / PARTS <= {_WIDE_MAX_CHUNKS_PER_PROGRAM}; build it with _wide_cfg(n, chunk, parts, warps)")
+                         f"NCH / PARTS <= {_WIDE_MAX_CHUNKS_PER_PROGRAM}; "
+                         "build it with _wide_cfg(n, chunk, parts, warps)")
 
 
 def _default_config(n: int, elsize: int) -> dict:

@@ -31,6 +31,8 @@ arithmetic never depends on how many rows come with it):
   workspace; still one pass over memory.
 * ``_k_chunked``: where _k_split cannot run (the interpreter, fewer SMs than parts): one
   program per row loops over chunks; pass 2 re-reads h from L2.
+* ``_k_wide``: experimental (lab/fused_add_rmsnorm/NOTES.md, issue 14, "Few rows × huge hidden"),
+  selected only by a KR_TRITON_CONFIGS entry: _k_split's bits with the programs per row a knob.
 
 Launch knobs that leave the arithmetic alone: cache hints (HINTS, see _HINTS), programmatic
 dependent launch on Hopper (PDL), the weight loaded before or after the reduction (W_EARLY).

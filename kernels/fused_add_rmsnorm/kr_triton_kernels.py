@@ -10,6 +10,9 @@ Four kernels, one chosen per (hidden, element size) by the launch configuration
   partial sums of squares through a small global workspace; still one pass over memory.
 * ``_k_chunked``: where _k_split cannot run (the interpreter, fewer SMs than parts): one
   program per row loops over chunks; pass 2 re-reads h from L2.
+* ``_k_wide`` (experimental, never the model's choice; only a KR_TRITON_CONFIGS entry): _k_split's
+  partials per fixed chunk on fewer programs (1, 2 or 4 chunks each), the same bits for any
+  number of programs per row.
 
 Launch knobs that leave the arithmetic alone: cache hints (LD_EV, ST_CM), programmatic
 dependent launch on Hopper (PDL), the weight loaded before or after the reduction (W_EARLY).

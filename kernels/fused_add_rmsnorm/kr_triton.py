@@ -31,6 +31,8 @@ arithmetic never depends on how many rows come with it):
   workspace; still one pass over memory.
 * ``_k_chunked``: where _k_split cannot run (the interpreter, fewer SMs than parts): one
   program per row loops over chunks; pass 2 re-reads h from L2.
+* ``_k_wide``: experimental (lab/fused_add_rmsnorm/NOTES.md, issue 14, "Few rows × huge hidden"),
+  selected only by a KR_TRITON_CONFIGS entry: _k_split's bits with the programs per row a knob.
 
 Launch knobs that leave the arithmetic alone: cache hints (HINTS, see _HINTS), programmatic
 dependent launch on Hopper (PDL), the weight loaded before or after the reduction (W_EARLY).
@@ -48,7 +50,7 @@ import triton
 
 from .kr_triton_config import (  # noqa: F401  (the configuration, also for tests and sweeps)
     _ANCHORS, _INT32_MAX, _INTERPRET, _KNOB_NAMES, _KNOBS, _SUPPORTED, _TUNED, _HINTS, _bucket, _cfg_from_json,
-    _chunked_cfg, _config_for, _resolve,
+    _chunked_cfg, _config_for, _resolve, _wide_cfg, check_wide_cfg,
     _default_config, _pdl_supported, _pow2_segments, _row1_cfg, _rows_cfg, _split_cfg, _split_possible,
     candidate_configs, model_anchor, model_config, reduction_layout)
 from .kr_triton_kernels import KERNELS, _k_rows  # noqa: F401  (_k_rows: tests check it is interpreted)
@@ -81,6 +83,8 @@ def _constexpr_tail(cfg: dict, n: int, contig: bool, i64: bool, pdl: bool) -> tu
         return (n, cfg["BLOCK"], cfg["MASK_COLS"], contig, i64, pdl, ld_ev, st_cm, w_early)
     if kind == "split":
         return (n, cfg["BLOCK"], cfg["SPLIT"], contig, i64, pdl, ld_ev, st_cm, w_early)
+    if kind == "wide":
+        return (n, cfg["CHUNK"], cfg["NCH"], cfg["PARTS"], contig, i64, pdl, ld_ev, st_cm)
     return (n, cfg["BLOCK"], contig, i64, pdl, ld_ev, st_cm)
 
 
@@ -88,6 +92,8 @@ def _grid0(cfg: dict, n_rows: int) -> int:
     kind = cfg["kind"]
     if kind == "rows":
         return triton.cdiv(n_rows, cfg["ROWS"])
+    if kind == "wide":
+        return n_rows * cfg["PARTS"]
     return n_rows * cfg["SPLIT"] if kind == "split" else n_rows
 
 
@@ -122,6 +128,12 @@ def _launch(cfg: dict, x2, r2, w, y2, h2, n_rows: int, eps: float, contig: bool,
             raise ValueError(f"split configuration {cfg} needs a CUDA device with at least {cfg['SPLIT']} SMs "
                              "and compiled Triton (its programs wait for each other)")
         args += _split_workspace(x2.device, n_rows, cfg["SPLIT"])
+    elif cfg["kind"] == "wide":  # experimental (_k_wide): only from a KR_TRITON_CONFIGS entry
+        check_wide_cfg(cfg, n)
+        if not _split_possible(x2.device, cfg["PARTS"]):
+            raise ValueError(f"wide configuration {cfg} needs a CUDA device with at least {cfg['PARTS']} SMs "
+                             "and compiled Triton (its programs wait for each other)")
+        args += _split_workspace(x2.device, n_rows, cfg["NCH"])
     tail = _constexpr_tail(cfg, n, contig, i64, pdl)
     kern, names = KERNELS[cfg["kind"]]
     kw = dict(zip(names, tail))
@@ -259,8 +271,8 @@ def _maybe_cache_fast(ck, cfg, x2, r2, w, y2, h2, n_rows, eps, contig, i64, out_
     offsets), remember the compiled kernel and check once that launching it directly
     gives bit-identical results; otherwise keep using the normal path for that key."""
     global _raw_stream, _get_device
-    if not _FAST_ENABLED or not contig or i64 or ck is None:
-        return
+    if not _FAST_ENABLED or not contig or i64 or ck is None or cfg["kind"] == "wide":
+        return  # (the experimental _k_wide always takes the normal path)
     n = x2.shape[1]
     key = (n, x2.dtype, w.dtype, x2.get_device(), _bucket(n_rows))
     if key in _FAST:

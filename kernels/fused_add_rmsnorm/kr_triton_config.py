@@ -84,6 +84,37 @@ def _chunked_cfg(block, warps, hints=1, pdl=True):
     return {"kind": "chunked", "BLOCK": block, "num_warps": warps, "HINTS": hints, "PDL": pdl}
 
 
+_WIDE_MAX_CHUNKS_PER_PROGRAM = 4
+
+
+def _wide_parts(nch: int, parts: int) -> int:
+    """PARTS clamped to what _k_wide takes: a power of two with nch / PARTS in 1, 2, 4."""
+    return max(nch // _WIDE_MAX_CHUNKS_PER_PROGRAM, min(nch, triton.next_power_of_2(max(1, parts))))
+
+
+def _wide_cfg(n, chunk, parts, warps, hints=0, pdl=True):
+    """EXPERIMENTAL (_k_wide; never chosen by the model, only by a KR_TRITON_CONFIGS entry, e.g.
+    a sweep candidate): a row as NCH = next_pow2(ceil(n / CHUNK)) chunks on PARTS programs. Its
+    bits are those of _split_cfg(n, chunk, warps) for every PARTS (PARTS is a launch knob)."""
+    nch = triton.next_power_of_2(triton.cdiv(n, chunk))
+    return {"kind": "wide", "CHUNK": chunk, "NCH": nch, "PARTS": _wide_parts(nch, parts), "num_warps": warps,
+            "HINTS": hints, "PDL": pdl}
+
+
+def check_wide_cfg(cfg: dict, n: int) -> None:
+    """A clear error for a `wide` configuration _k_wide cannot run (from a KR_TRITON_CONFIGS file)."""
+    chunk, nch, parts = cfg.get("CHUNK"), cfg.get("NCH"), cfg.get("PARTS")
+    ok = isinstance(chunk, int) and isinstance(nch, int) and isinstance(parts, int) and chunk > 0 \
+        and chunk & (chunk - 1) == 0 and nch == triton.next_power_of_2(triton.cdiv(n, chunk)) \
+        and parts > 0 and parts & (parts - 1) == 0 and nch % parts == 0 \
+        and nch // parts <= _WIDE_MAX_CHUNKS_PER_PROGRAM
+    if not ok:
+        raise ValueError(f"wide configuration {cfg} for hidden {n}: needs CHUNK a power of two, "
+                         f"NCH = next_pow2(ceil({n} / CHUNK)), PARTS a power of two dividing NCH with "
+                         f"NCH / PARTS <= {_WIDE_MAX_CHUNKS_PER_PROGRAM}; "
+                         "build it with _wide_cfg(n, chunk, parts, warps)")
+
+
 def _default_config(n: int, elsize: int) -> dict:
     """Heuristic launch configuration for a row of n elements of elsize bytes."""
     np2 = triton.next_power_of_2(n)
@@ -120,7 +151,7 @@ def _bucket(n_rows: int) -> int:
     return 0 if n_rows <= 256 else (1 if n_rows <= 8192 else 2)
 
 
-_KNOB_NAMES = ("HINTS", "PDL", "W_EARLY")
+_KNOB_NAMES = ("HINTS", "PDL", "W_EARLY", "PARTS")  # PARTS: _k_wide's programs per row
 
 
 TUNED_FILE = Path(__file__).with_name("kr_triton_tuned.json")
@@ -190,6 +221,9 @@ def _adapt(cfg: dict, n: int) -> dict:
         return {**_row1_cfg(n, warps), **knobs}
     if kind == "split":
         return {**_split_cfg(n, cfg["BLOCK"], warps), **knobs}
+    if kind == "wide":
+        w = _wide_cfg(n, cfg["CHUNK"], cfg["PARTS"], warps)
+        return {**w, **knobs, "PARTS": w["PARTS"]}
     return {**_chunked_cfg(min(cfg["BLOCK"], p), warps), **{k: v for k, v in knobs.items() if k != "W_EARLY"}}
 
 
@@ -219,8 +253,12 @@ def model_anchor(n: int, elsize: int):
         return ("class", min(same, key=lambda h: (abs(h - n), -h)))
     if p < triton.next_power_of_2(anchors[0][0]):
         return ("below", anchors[0][0])
-    if p > triton.next_power_of_2(anchors[-1][0]) and anchors[-1][1]["kind"] == "split":
-        return ("above", anchors[-1][0])
+    # rule 3: a class without anchors above an anchored one: the largest anchor below it, when
+    # that is a split (fp32 32769-65536 keeps the 32768 anchor now that 99563 anchors the class
+    # above; issue 14, "Folding the 2026-12-02 sweep in")
+    hidden, cfg = [a for a in anchors if a[0] < n][-1]
+    if cfg["kind"] == "split":
+        return ("above", hidden)
     return ("default", None)
 
 
@@ -255,6 +293,12 @@ def _split_possible(device: torch.device, split: int) -> bool:
 
 
 def _resolve(cfg: dict, n: int, device: torch.device) -> dict:
+    if cfg["kind"] == "wide":
+        check_wide_cfg(cfg, n)
+        if not _split_possible(device, cfg["PARTS"]):
+            np2 = triton.next_power_of_2(n)
+            return _chunked_cfg(min(16384, np2), 32 if n >= 131072 else 16, cfg.get("HINTS", 1), cfg.get("PDL", True))
+        return cfg
     if cfg["kind"] == "split" and not _split_possible(device, cfg["SPLIT"]):
         np2 = triton.next_power_of_2(n)
         return _chunked_cfg(min(16384, np2), 32 if n >= 131072 else 16, cfg.get("HINTS", 1), cfg.get("PDL", True))

@@ -10,6 +10,9 @@ Four kernels, one chosen per (hidden, element size) by the launch configuration
   partial sums of squares through a small global workspace; still one pass over memory.
 * ``_k_chunked``: where _k_split cannot run (the interpreter, fewer SMs than parts): one
   program per row loops over chunks; pass 2 re-reads h from L2.
+* ``_k_wide`` (experimental, never the model's choice; only a KR_TRITON_CONFIGS entry): _k_split's
+  partials per fixed chunk on fewer programs (1, 2 or 4 chunks each), the same bits for any
+  number of programs per row.
 
 Launch knobs that leave the arithmetic alone: cache hints (LD_EV, ST_CM), programmatic
 dependent launch on Hopper (PDL), the weight loaded before or after the reduction (W_EARLY).
@@ -234,6 +237,75 @@ def _k_split(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
         tl.store(DEP + row, 0)
 
 
+@triton.jit
+def _wide_pass1(X, R, H, xoff, roff, hoff, slots, c, CHUNK: tl.constexpr, N: tl.constexpr,
+                MASK_COLS: tl.constexpr, LD_EV: tl.constexpr, ST_CM: tl.constexpr):
+    """Chunk c of a row: h = x + r stored, its sum of squares published in slot c (as _k_split's
+    part: the same 1-D [CHUNK] tile, so the same bits); returns the columns, mask and h."""
+    cols = c * CHUNK + tl.arange(0, CHUNK)
+    m = cols < N
+    hf, ss = _vec_pass1(X, R, H, xoff, roff, hoff, cols, m, MASK_COLS, LD_EV, ST_CM)
+    bits = ss.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF
+    tl.atomic_xchg(slots + c, bits | 0x100000000, sem="relaxed")
+    return cols, m, hf
+
+
+@triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
+def _k_wide(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps, SLOTS, DEP,
+            N: tl.constexpr, CHUNK: tl.constexpr, NCH: tl.constexpr, PARTS: tl.constexpr,
+            CONTIG: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr, LD_EV: tl.constexpr,
+            ST_CM: tl.constexpr):
+    """EXPERIMENTAL, off by default (only a KR_TRITON_CONFIGS / sweep candidate selects it): a
+    row of NCH fixed chunks of CHUNK columns across PARTS programs, K = NCH / PARTS (1, 2 or 4)
+    consecutive chunks each. Every chunk publishes its own partial sum, so the slots, their
+    fixed-order sum and hence every bit of the row are those of _k_split with BLOCK = CHUNK and
+    SPLIT = NCH, whatever PARTS is: PARTS may follow the number of rows (a launch knob) without
+    breaking row independence. Exchange, wait and reset as _k_split (NCH slots a row; the
+    last of the PARTS programs to count out zeroes them); same forward-progress condition
+    (PARTS at most the SM count, blocks dispatched in program-id order)."""
+    K: tl.constexpr = NCH // PARTS
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    row = pid // PARTS
+    part = pid % PARTS
+    xoff, roff, hoff, yoff = _offsets(row, N, stride_x, stride_r, stride_h, stride_y, CONTIG, I64)
+    MASK_COLS: tl.constexpr = CHUNK * NCH != N
+    IN_DTYPE: tl.constexpr = X.dtype.element_ty
+    slots = SLOTS + row.to(tl.int64) * NCH
+    c0 = part * K
+    cols0, m0, h0 = _wide_pass1(X, R, H, xoff, roff, hoff, slots, c0, CHUNK, N, MASK_COLS, LD_EV, ST_CM)
+    if K > 1:
+        cols1, m1, h1 = _wide_pass1(X, R, H, xoff, roff, hoff, slots, c0 + 1, CHUNK, N, MASK_COLS, LD_EV, ST_CM)
+    if K > 2:
+        cols2, m2, h2 = _wide_pass1(X, R, H, xoff, roff, hoff, slots, c0 + 2, CHUNK, N, MASK_COLS, LD_EV, ST_CM)
+        cols3, m3, h3 = _wide_pass1(X, R, H, xoff, roff, hoff, slots, c0 + 3, CHUNK, N, MASK_COLS, LD_EV, ST_CM)
+    # the weight's loads overlap the wait
+    w0 = _vec_load(W, cols0, m0, MASK_COLS, "evict_last")
+    if K > 1:
+        w1 = _vec_load(W, cols1, m1, MASK_COLS, "evict_last")
+    if K > 2:
+        w2 = _vec_load(W, cols2, m2, MASK_COLS, "evict_last")
+        w3 = _vec_load(W, cols3, m3, MASK_COLS, "evict_last")
+    k = tl.arange(0, NCH)
+    got = tl.load(slots + k, volatile=True)
+    while tl.min((got >> 32).to(tl.int32), axis=0) == 0:
+        got = tl.load(slots + k, volatile=True)
+    total = tl.sum(got.to(tl.int32).to(tl.float32, bitcast=True), axis=0)
+    rstd = tl.math.rsqrt(total / N + eps)
+    _vec_pass2(Y, h0, w0, rstd, yoff, cols0, m0, MASK_COLS, IN_DTYPE, ST_CM)
+    if K > 1:
+        _vec_pass2(Y, h1, w1, rstd, yoff, cols1, m1, MASK_COLS, IN_DTYPE, ST_CM)
+    if K > 2:
+        _vec_pass2(Y, h2, w2, rstd, yoff, cols2, m2, MASK_COLS, IN_DTYPE, ST_CM)
+        _vec_pass2(Y, h3, w3, rstd, yoff, cols3, m3, MASK_COLS, IN_DTYPE, ST_CM)
+    left = tl.atomic_add(DEP + row, 1, sem="relaxed")
+    if left == PARTS - 1:
+        tl.store(slots + k, tl.zeros([NCH], dtype=tl.int64))
+        tl.store(DEP + row, 0)
+
+
 @triton.jit(do_not_specialize=["n_rows", "stride_x", "stride_r", "stride_h", "stride_y"])
 def _k_chunked(X, R, W, Y, H, n_rows, stride_x, stride_r, stride_h, stride_y, eps,
                N: tl.constexpr, BLOCK: tl.constexpr, CONTIG: tl.constexpr, I64: tl.constexpr,
@@ -296,5 +368,7 @@ _K_ROWS_CONSTEXPRS = ("N", "S0", "S1", "S2", "S3", "MASK_COLS", "ROWS", "CONTIG"
 _K_CHUNKED_CONSTEXPRS = ("N", "BLOCK", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM")
 _K_ROW1_CONSTEXPRS = ("N", "BLOCK", "MASK_COLS", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM", "W_EARLY")
 _K_SPLIT_CONSTEXPRS = ("N", "BLOCK", "SPLIT", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM", "W_EARLY")
+_K_WIDE_CONSTEXPRS = ("N", "CHUNK", "NCH", "PARTS", "CONTIG", "I64", "PDL", "LD_EV", "ST_CM")
 KERNELS = {"rows": (_k_rows, _K_ROWS_CONSTEXPRS), "row1": (_k_row1, _K_ROW1_CONSTEXPRS),
-           "chunked": (_k_chunked, _K_CHUNKED_CONSTEXPRS), "split": (_k_split, _K_SPLIT_CONSTEXPRS)}
+           "chunked": (_k_chunked, _K_CHUNKED_CONSTEXPRS), "split": (_k_split, _K_SPLIT_CONSTEXPRS),
+           "wide": (_k_wide, _K_WIDE_CONSTEXPRS)}

@@ -98,7 +98,7 @@ def main(argv) -> int:
             attempts = data.get((hidden, el), {})
             if not attempts:
                 print(f"| {hidden} | {el} | `{json.dumps(short)}` | — | not timed by any attempt in results.jsonl "
-                      f"(versions 3-5 sweeps, NOTES.md) | — | — |")
+                      f"(its `from` in kr_triton_tuned.json: versions 3-5 sweeps or issue-14 sweep14) | — | — |")
                 continue
             for attempt in sorted(attempts, key=ORDER.get):
                 per_rows = attempts[attempt]

@@ -8,7 +8,8 @@
 #   (and ".cutl1", ".cutl2" for QuACK, as device_final.sh does), then
 #     cd .gpu-k14 && bash lab/fused_add_rmsnorm/device_issue14.sh [part ...]
 #   parts: tests family tune report models (default: all, in that order, each within its budget);
-#   sweep14: runner_sweep.py over candidates/issue14-cands.json (the seed-14 misses), ~6-8 min
+#   sweep14: runner_sweep.py over candidates/issue14-cands.json (the seed-14 misses), ~6-8 min;
+#   sweepwide: the same over candidates/wide-cands.json (the experimental _k_wide), ~3-4 min
 #   on a CPU, a dry run of the same steps (small `smoke` shapes, CPU timing, no peers but
 #   add + F.rms_norm and the baseline): DRY=1 OUT=/tmp/x bash lab/fused_add_rmsnorm/device_issue14.sh
 #
@@ -99,7 +100,12 @@ for part in $parts; do
       --cands lab/fused_add_rmsnorm/candidates/issue14-cands.json --peers torch-compile,liger-fused,quack \
       --rounds 2 --out "$OUT/issue14-sweep.json" > "$OUT/sweep14.log" 2>&1
     echo "sweep14 exit $?"; tail -n 40 "$OUT/sweep14.log" ;;
-  *) echo "unknown part $part (tests family tune report models sweep14)"; exit 2 ;;
+  sweepwide)  # the experimental one-launch wide kernel at the few-rows losses (make_wide_cands.py), ~3-4 min
+    timeout "${SWEEP_BUDGET:-400}" python3 lab/fused_add_rmsnorm/runner_sweep.py \
+      --cands lab/fused_add_rmsnorm/candidates/wide-cands.json --peers torch-compile,quack \
+      --rounds 2 --out "$OUT/wide-sweep.json" > "$OUT/sweepwide.log" 2>&1
+    echo "sweepwide exit $?"; tail -n 40 "$OUT/sweepwide.log" ;;
+  *) echo "unknown part $part (tests family tune report models sweep14 sweepwide)"; exit 2 ;;
   esac
 done
 

@@ -40,7 +40,9 @@ SHAPES = [(2048, 4096), (37, 5120), (3, 7168), (5, 111), (2, 4097), (1, 8192), (
           (4, 65536), (2, 131072), (9, 16384), (3, 32769), (5, 100000), (1, 262144),
           # issue 14: the configuration model's classes at odd and prime sizes of the random set
           (7, 257), (300, 1000), (3, 3584), (2, 4099), (5, 7919), (3, 12289), (2, 14336), (2, 28672),
-          (2, 38275), (2, 98317)]
+          (2, 38275), (2, 98317),
+          # the 2026-12-02 sweep's anchors (fp32 704, 3456, 99563) and shapes near them
+          (14, 704), (268, 582), (6, 2432), (494, 3456), (13, 82496)]
 
 
 def ref64(x, r, w, eps=1e-6):
@@ -218,7 +220,8 @@ def test_more_than_2_31_elements(rows, n):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("n", [1024, 4096, 5120, 8192, 16384, 32768, 65536, 131072, 3584, 7919, 14336, 38275])
+@pytest.mark.parametrize("n", [1024, 4096, 5120, 8192, 16384, 32768, 65536, 131072, 3584, 7919, 14336, 38275,
+                               704, 2432, 99563])
 def test_row_result_independent_of_row_count(dtype, n):
     """The same row gives the same bits whether it comes alone, with a decode batch, or with
     thousands of rows (each rows bucket may tune launch knobs, never the reduction order)."""
@@ -346,3 +349,71 @@ def test_split_kernel_strided_and_misaligned():
     y, h = kr.fused_add_rmsnorm(x, r, w)
     yr, hr = ref64(x, r, w)
     assert torch.equal(h, hr) and relerr(y, yr) < 1e-5
+
+
+# --- the experimental one-launch wide kernel (_k_wide; only a KR_TRITON_CONFIGS entry selects it) ---
+
+WIDE = [(46592, 2048, torch.bfloat16), (103482 + 7, 2048, torch.float16), (99563, 4096, torch.float32),
+        (65536, 2048, torch.float32)]
+
+
+def _wide_variants(n, chunk):
+    nch = kr._wide_cfg(n, chunk, 1, 4)["NCH"]
+    return [kr._wide_cfg(n, chunk, p, 4) for p in sorted({nch, nch // 2, max(1, nch // 4)})]
+
+
+@pytest.mark.parametrize("n,chunk,dtype", WIDE)
+def test_wide_kernel_bits_do_not_depend_on_parts(n, chunk, dtype):
+    """Every PARTS gives the bits of _k_split with BLOCK = CHUNK (the same per-chunk partials and
+    fixed-order sum), residual_out exact, y within tolerance of float64, workspace zero after."""
+    for rows in (1, 2, 13, 300):
+        g = torch.Generator(device="cuda").manual_seed(n + rows)
+        x = torch.randn(rows, n, device="cuda", dtype=dtype, generator=g)
+        r = torch.randn(rows, n, device="cuda", dtype=dtype, generator=g)
+        w = (1 + 0.1 * torch.randn(n, device="cuda", generator=g)).to(dtype)
+        y0, h0 = kr._run_cfg(kr._split_cfg(n, chunk, 4, hints=0), x, r, w)
+        yr, hr = ref64(x, r, w)
+        assert torch.equal(h0, hr) and relerr(y0, yr) < TOL[dtype]
+        for cfg in _wide_variants(n, chunk):
+            for _ in range(2):
+                y, h = kr._run_cfg(cfg, x, r, w)
+                assert torch.equal(h, h0), (rows, cfg)
+                assert torch.equal(y.view(torch.uint8), y0.view(torch.uint8)), (rows, cfg)
+        torch.cuda.synchronize()
+        for slots, dep in kr._SPLIT_WS.values():
+            assert not slots.any() and not dep.any()
+
+
+def test_wide_kernel_through_the_public_call_in_a_cuda_graph():
+    """Selected as a tuning run would (kr._TUNED, as KR_TRITON_CONFIGS fills it): never cached on
+    the fast path, replayable from a graph (the workspace is zero again after each replay)."""
+    n, chunk = 46592, 2048
+    cfg = kr._wide_cfg(n, chunk, 8, 4)
+    x = torch.randn(5, n, device="cuda", dtype=torch.bfloat16)
+    r = torch.randn(5, n, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    y0, h0 = kr._run_cfg(kr._split_cfg(n, chunk, 4, hints=0), x, r, w)
+    saved = kr._TUNED.get((n, 2))
+    kr._TUNED[(n, 2)] = cfg
+    kr._FAST.clear()
+    try:
+        for _ in range(3):
+            y, h = kr.fused_add_rmsnorm(x, r, w)
+            assert torch.equal(h, h0) and torch.equal(y.view(torch.uint8), y0.view(torch.uint8))
+        assert not any(k.startswith(f"({n},") for k in kr.fast_path_status()), kr.fast_path_status()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            got = kr.fused_add_rmsnorm(x, r, w)
+        for _ in range(3):
+            g.replay()
+            torch.cuda.synchronize()
+            assert torch.equal(got[1], h0) and torch.equal(got[0].view(torch.uint8), y0.view(torch.uint8))
+    finally:
+        if saved is None:
+            kr._TUNED.pop((n, 2), None)
+        else:
+            kr._TUNED[(n, 2)] = saved
+        kr._FAST.clear()
+    torch.cuda.synchronize()
+    for slots, dep in kr._SPLIT_WS.values():
+        assert not slots.any() and not dep.any()

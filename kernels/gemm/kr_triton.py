@@ -240,7 +240,7 @@ def _padded(t: torch.Tensor, cols: int) -> torch.Tensor:
     if R:
         BR, BC = 16, 128
         K_.pad_copy[(triton.cdiv(R, BR), triton.cdiv(cols, BC))](t, dst, R, C, cols, t.stride(0), t.stride(1),
-                                                                BR=BR, BC=BC, num_warps=4)
+                                                                BR=BR, BC=BC, VEC=_vec(t), num_warps=4)
     return dst
 
 
@@ -324,7 +324,7 @@ def _persistent(a, b, c, cfg, ieee, Kd):
             splits = triton.cdiv(k_tiles, per)  # no empty slice
         programs = max(1, min(_sms(a.device), tiles * splits))
         if splits > 1:
-            ps = triton.cdiv(N, 4) * 4  # float32 partial rows: 16-byte multiples for TMA
+            ps = triton.cdiv(N, 4) * 4  # float32 partial rows: 16-byte multiples (wide stores)
             part = torch.empty((splits, M, ps), dtype=torch.float32, device=a.device)
         else:
             ps, part = N, c

@@ -3,22 +3,28 @@
 `gemm(a, b)` checks its arguments, picks a kernel and its launch configuration from the
 configuration model (`config_for`), and launches (kr_triton_kernels.py has the kernels).
 
-The configuration model works over shape classes, not a table of workloads:
+The configuration model works over shape classes (`shape_class`), not a table of workloads:
 
 - decode (M ≤ 16): `split_k`. Bound by reading B once (N·K·2 bytes): BN columns of B per
   program and the K axis cut into slices so that about DECODE_WAVES × SMs programs keep enough
-  bytes in flight; a second small kernel adds the float32 slices in a fixed order.
-- small (16 < M ≤ 128) and any shape whose output tiles do not fill the GPU: the same split-K
-  kernel with BM = 64, K split until tiles × slices ≥ SMs. `"fused": true` (a sweep candidate,
-  not the model's choice until measured) lets the last program of each tile add the slices
-  instead of a second kernel.
-- large (output tiles ≥ SMs): `tma_persistent` (one program per SM, grouped tile order, TMA
-  descriptors, a deep pipeline): 128 × 256 × 64 tiles, 3 stages, 8 warps for M ≥ 1024 and
-  N ≥ 4096 (the Hopper wgmma sweet spot: a 128 × 256 float32 accumulator over two warpgroups);
-  128 × 128 × 64, 4 stages, 4 warps below that.
-- `tiles_persistent` (pointer loads with masks) instead of the TMA kernel when a row of A, B
-  or C is not 16-byte aligned (K or N not a multiple of 8 in bf16) or the operands are strided
-  views: handled, not refused.
+  bytes in flight; a second small kernel adds the float32 slices in a fixed order. Unaligned
+  rows stay on this pointer kernel (a copy of B would read it twice more). `"fused": true` (a
+  sweep candidate) lets the last program of each tile add the slices instead.
+- small (16 < M ≤ 128, or fewer 128 × 128 output tiles than SMs) and large (the rest):
+  `tma_persistent` (one program per SM, grouped tile order, TMA descriptors, a deep pipeline),
+  its tile shape and K split ranked by `estimate_s`, a wave-quantised time estimate: work items
+  (tiles × K slices) run in whole waves over the SMs, so 138 items on 132 SMs cost two full
+  waves. Large: 128 × 256 (8 warps, 3 stages, the Hopper wgmma sweet spot), 128 × 128 or
+  256 × 128, and a TMA split-K of 2-4 where K ≥ 2048 per slice and the split beats the unsplit
+  estimate by 10 % (its partials cost 2 × 4 bytes an output element a slice, and a launch).
+  Small: 64 × 128 / 64 × 256 (M ≤ 64) or 128 × 128, split 1-8 (≥ 512 K a slice).
+- unaligned rows (K or N not a multiple of 8 in bf16, strided views) with M > 16: the padded
+  path (`gemm`'s docstring: copies into 16-byte aligned buffers, then the aligned kernels).
+  With `"pad": false` (or a forced pointer configuration) the pointer kernels run as before:
+  `tiles_persistent` for large, `split_k` for small.
+- the pointer kernels are told, by constexprs, when the host verified 16-byte alignment
+  (VEC_AB, VEC_C, VEC_N): K and N masks and row offsets carry hints so the loads are 16 bytes
+  wide (Triton alone only knows integers divisible by 16: K = 4008 went 2 bytes at a time).
 
 The numbers above are starting points, to be set by the sweep (lab/gemm/sweep.py) on the
 H200: `KR_GEMM_CONFIG=<json>` overrides the model with one configuration (the sweep's

@@ -7,9 +7,12 @@ Three kernels, one call (kr_triton.py picks one from its configuration model):
   through TMA tensor descriptors (`tl.make_tensor_descriptor`: the copy engine zero-fills
   loads past the edges and clips stores, so odd M, N and K need no masks), the K loop software
   pipelined `num_stages` deep, optionally warp specialised (WS). Needs 16-byte aligned rows
-  (K and N multiples of 8 in bf16).
+  (row strides passed in: a padded copy's stride need not be K); optionally split over K
+  (SPLITS, float32 partials added by `split_k_reduce`).
 - `tiles_persistent`: the same schedule with plain pointer loads and masks: any M, N, K, any
-  strides (K not a multiple of 8, strided views).
+  strides (K not a multiple of 8, strided views); 16-byte loads where the host promises
+  alignment (VEC_AB, VEC_C).
+- `pad_copy`: the padded path's copy of an unaligned operand into a 16-byte aligned buffer.
 - `split_k`: decode sizes (M ≤ 16, or too few tiles to fill the GPU): programs over (N tiles ×
   K slices), each writing a float32 partial [M, BN] of its K slice; `split_k_reduce` adds the
   slices in a fixed order (deterministic) and rounds once. Bound by reading B once. With

@@ -161,14 +161,16 @@ def test_model_avoids_a_mostly_empty_last_wave():
 
 
 def test_model_wave_use_property_over_random_shapes():
-    """Over random large and small shapes: the chosen option is the model's best estimate, and
-    whenever its waves are under half used (work items / (waves x SMs) < 0.5) no other option
-    of the class fills them better at an estimate within 10 % (a better option exists: take it)."""
+    """Over random shapes above decode: the chosen option is the model's best estimate; in the
+    large class its waves are never under half used (work items / (waves x SMs) ≥ 0.5: the
+    unsplit 128 x 256 tile alone leaves them so at e.g. 138 items on 132 SMs); in any class,
+    when they are under half used, every option that uses them better is estimated slower
+    (small shapes with short K have few items and nothing to split)."""
     import random
 
     rng = random.Random(7)
     sms = 132
-    checked = 0
+    large = 0
     for _ in range(400):
         m, n, k = rng.randint(17, 8192), rng.randint(128, 16384) // 8 * 8, rng.randint(256, 32768) // 8 * 8
         cfg = kr.config_for(m, n, k, sms)
@@ -176,19 +178,21 @@ def test_model_wave_use_property_over_random_shapes():
         opts = kr.tma_options(m, n, k, sms)
         best = opts[0]
         assert (cfg["BM"], cfg["BN"], cfg.get("splits", 1)) == best[1:]
+        cls = kr.shape_class(m, n, k, sms)
         if cfg.get("splits", 1) > 1:  # a split only where K is large enough for its slices
-            cls = kr.shape_class(m, n, k, sms)
             assert k >= cfg["splits"] * (kr.SMALL_MIN_SLICE if cls == "small" else kr.LARGE_MIN_SLICE)
             assert cfg["splits"] * cfg["k_per_split"] >= k > (cfg["splits"] - 1) * cfg["k_per_split"]
         items = _work_items(m, n, cfg)
         eff = items / (triton.cdiv(items, sms) * sms)
+        if cls == "large":
+            large += 1
+            assert eff >= 0.5, (m, n, k, cfg, eff)
         if eff < 0.5:
             for t, bm, bn, s in opts[1:]:
                 other = triton.cdiv(m, bm) * triton.cdiv(n, bn) * s
-                if other / (triton.cdiv(other, sms) * sms) >= 0.5:
-                    assert t > best[0], (m, n, k, cfg, (bm, bn, s))
-        checked += 1
-    assert checked == 400
+                if other / (triton.cdiv(other, sms) * sms) > eff:
+                    assert t >= best[0], (m, n, k, cfg, (bm, bn, s))
+    assert large > 100  # the draw covers the large class
 
 
 def test_unaligned_shapes_route_to_the_padded_path_when_m_exceeds_16():

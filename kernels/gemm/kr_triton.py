@@ -52,7 +52,7 @@ _ENV = "KR_GEMM_CONFIG"
 
 # The time estimate of the model (H200 figures, used only to rank options against each other):
 # bf16 flop/s one SM sustains on a 128 x 256 wgmma tile: the 2026-12-02 tune's unsplit 128 x 256
-# times on its aligned large shapes were 0.75-0.88 of this estimate at 5.0e12 (mean 0.81)
+# times on its 7 large shapes were 0.75-0.95 of this estimate at 5.0e12 (mean 0.83)
 F_SM = 6.2e12
 BW = 4.0e12  # HBM bytes/s (the 2026-12-02 sweep measured a 4.18 TB/s copy)
 BW_SM = 3 * BW / 132  # the bytes/s one program can pull when fewer programs than SMs run

@@ -100,7 +100,7 @@ case "$MODE" in
     # (default 280, from after the wheels install): the sweep gets SWEEP_BUDGET s or what the cap leaves after the tests, less
     # a 15 s margin for its last measurement (its timeout)
     env_info
-    timeout 120 python3 -m pytest -q -s -p no:cacheprovider tests/gpu/test_gemm_gpu.py > "$OUT/gpu_tests.txt" 2>&1
+    timeout 140 python3 -m pytest -q -s -p no:cacheprovider tests/gpu/test_gemm_gpu.py > "$OUT/gpu_tests.txt" 2>&1
     echo "gpu tests exit $? after $(( SECONDS - t0 )) s" | tee -a "$OUT/gpu_tests.txt"
     tail -n 3 "$OUT/gpu_tests.txt"
     left=$(( ${TSWEEP_CAP:-280} - (SECONDS - t0) - 15 ))

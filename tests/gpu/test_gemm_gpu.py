@@ -63,8 +63,7 @@ def _inputs(case, seed=3):
 
 
 SHAPES = [(1, 4096, 4096), (7, 1000, 4160), (16, 6144, 4096), (1000, 1024, 1000), (128, 4096, 14336),
-          (1024, 4096, 4096), (4096, 7168, 4096), (7, 333, 4097), (1000, 257, 129),
-          (300, 1001, 2606), (87, 5280, 4008), (641, 2944, 15872)]  # padded; K % 16 = 8; the wave model's split
+          (1024, 4096, 4096), (4096, 7168, 4096), (7, 333, 4097), (1000, 257, 129)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -75,6 +74,13 @@ def test_model_choice_matches_float64(m, n, k, dtype):
     cfg = KR.model_config(x["a"], x["b"])
     label = f"kr {cfg['kernel']} {cfg['BM']}x{cfg['BN']} splits {cfg.get('splits', 1)} {m}x{n}x{k} {dtype}"
     _check(case, KR.gemm(x["a"], x["b"]), x, label)
+
+
+@pytest.mark.parametrize("m,n,k", [(300, 1001, 2606), (87, 5280, 4008), (641, 2944, 15872)])
+def test_model_choice_padded_and_split_bf16(m, n, k):
+    """The model where it pads (odd K and N), where K is a multiple of 8 but not 16, and where the
+    wave model splits K (bf16 only: each shape is its own compile)."""
+    test_model_choice_matches_float64(m, n, k, "bfloat16")
 
 
 PATHS = {
@@ -126,12 +132,17 @@ PADDED = {
 }
 
 
-@pytest.mark.parametrize("path", list(PADDED))
-@pytest.mark.parametrize("m,n,k", [(300, 1024, 4097), (300, 1001, 4096), (37, 1001, 2606)])  # odd K, odd N, both
-def test_padded_path_odd_k_and_n(path, m, n, k):
+PADDED_CASES = [(p, s) for s in [(300, 1024, 4097), (300, 1001, 4096), (37, 1001, 2606)]  # odd K, odd N, both
+                for p in ("tma", "tiles")] + [(p, (37, 1001, 2606)) for p in ("tma-split3", "tma-128x256-split2",
+                                                                               "split_k")]
+
+
+@pytest.mark.parametrize("path,shape", PADDED_CASES)
+def test_padded_path_odd_k_and_n(path, shape):
     """The padded path (K-padded copies of A and B, a padded C buffer) against float64; its
     inputs unchanged; and, for the pointer kernels (which also run unpadded), bit for bit the
     unpadded result: zeros in the pad, the same K tiles, the same float32 order."""
+    m, n, k = shape
     case = _case(m, n, k, "bfloat16")
     x = _inputs(case)
     a0, b0 = x["a"].clone(), x["b"].clone()

@@ -19,6 +19,8 @@
 #   recorded as not run, never lost), its record tarred to $OUT/runs_gemm.tgz, the summary table.
 # `all`: both in one call (only when the estimate fits: it does not, cold, at ~700-900 s).
 # `sweep`: the configuration sweep (lab/gemm/sweep.py): tune on seed 11, report on seed 12.
+# `tsweep`: the GPU tests, then the sweep, ending within TSWEEP_CAP (280 s) after the install:
+#   run(carry=[".whl"], timeout_s=330, command="SWEEP_BUDGET=200 bash lab/gemm/device.sh tsweep")
 set -u
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."

@@ -134,11 +134,80 @@ def test_config_model_classes():
         assert cfg == kr.config_for(1, 4096, 14336, sms)  # the decode split does not depend on M
         tiles = triton.cdiv(4096, cfg["BN"])
         assert tiles * cfg["splits"] >= sms  # enough programs to fill the GPU
-    assert kr.config_for(128, 4096, 4096, sms)["kernel"] == "split_k"
+    assert kr.shape_class(128, 4096, 4096, sms) == "small" and kr.shape_class(17, 4096, 4096, sms) == "small"
+    assert kr.shape_class(1024, 1024, 4096, sms) == "small"  # 64 tiles of 128 x 128 < 132 SMs
+    small = kr.config_for(128, 4096, 4096, sms)
+    assert small["kernel"] == "tma"  # aligned (or padded): the TMA kernel, split to fill the SMs
+    assert kr.config_for(128, 4096, 4096, sms, tma_ok=False)["kernel"] == "split_k"
     big = kr.config_for(4096, 28672, 4096, sms)
-    assert big["kernel"] == "tma" and (big["BM"], big["BN"]) == (128, 256)
+    assert big["kernel"] == "tma" and (big["BM"], big["BN"]) == (128, 256) and big.get("splits", 1) == 1
     assert kr.config_for(4096, 28672, 4096, sms, tma_ok=False)["kernel"] == "tiles"
-    assert kr.config_for(16384, 1024, 1024, sms)["BN"] == 128
+    assert kr.shape_class(16384, 1024, 1024, sms) == "large"
+
+
+def _work_items(m, n, cfg):
+    return triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"]) * cfg.get("splits", 1)
+
+
+def test_model_avoids_a_mostly_empty_last_wave():
+    # e.g. M = 641, N = 5888: 128 x 256 tiles give 6 x 23 = 138 work items on 132 SMs, two waves
+    # of which the second is 5 % full; the model must take another tile or a split of K instead
+    sms = 132
+    cfg = kr.config_for(641, 5888, 15872, sms)
+    assert not ((cfg["BM"], cfg["BN"]) == (128, 256) and cfg.get("splits", 1) == 1)
+    assert cfg.get("splits", 1) in (1, 2, 3, 4)
+    eff = _work_items(641, 5888, cfg) / (triton.cdiv(_work_items(641, 5888, cfg), sms) * sms)
+    assert eff > 0.75
+
+
+def test_model_wave_use_property_over_random_shapes():
+    """Over random shapes above decode: the chosen option is the model's best estimate; in the
+    large class its waves are never under half used (work items / (waves x SMs) ≥ 0.5: the
+    unsplit 128 x 256 tile alone leaves them so at e.g. 138 items on 132 SMs); in any class,
+    when they are under half used, every option that uses them better is estimated slower
+    (small shapes with short K have few items and nothing to split)."""
+    import random
+
+    rng = random.Random(7)
+    sms = 132
+    large = 0
+    for _ in range(400):
+        m, n, k = rng.randint(17, 8192), rng.randint(128, 16384) // 8 * 8, rng.randint(256, 32768) // 8 * 8
+        cfg = kr.config_for(m, n, k, sms)
+        assert cfg["kernel"] == "tma"
+        opts = kr.tma_options(m, n, k, sms)
+        best = opts[0]
+        assert (cfg["BM"], cfg["BN"], cfg.get("splits", 1)) == best[1:]
+        cls = kr.shape_class(m, n, k, sms)
+        if cfg.get("splits", 1) > 1:  # a split only where K is large enough for its slices
+            assert k >= cfg["splits"] * (kr.SMALL_MIN_SLICE if cls == "small" else kr.LARGE_MIN_SLICE)
+            assert cfg["splits"] * cfg["k_per_split"] >= k > (cfg["splits"] - 1) * cfg["k_per_split"]
+        items = _work_items(m, n, cfg)
+        eff = items / (triton.cdiv(items, sms) * sms)
+        if cls == "large":
+            large += 1
+            assert eff >= 0.5, (m, n, k, cfg, eff)
+        if eff < 0.5:
+            for t, bm, bn, s in opts[1:]:
+                other = triton.cdiv(m, bm) * triton.cdiv(n, bn) * s
+                if other / (triton.cdiv(other, sms) * sms) > eff:
+                    assert t >= best[0], (m, n, k, cfg, (bm, bn, s))
+    assert large > 100  # the draw covers the large class
+
+
+def test_unaligned_shapes_route_to_the_padded_path_when_m_exceeds_16():
+    def pad(m, n, k, **kw):
+        a, b = torch.randn(m, k), torch.randn(n, k)
+        c = torch.empty(m, n)
+        return kr.needs_pad(a, b, c)
+    assert pad(17, 64, 257) and pad(300, 64, 1001) and pad(300, 63, 1000)  # K or N not a multiple of 4 (fp32)
+    assert not pad(300, 64, 1000) and not pad(16, 64, 257) and not pad(1, 63, 1001)  # aligned, or decode
+    a = torch.randn(40, 64).T.contiguous().T  # a strided (column-major) view
+    assert kr.needs_pad(a, torch.randn(32, 64))
+    # the model sees the padded shape: the TMA kernel, not the pointer fall-back
+    cfg = kr.model_config(torch.randn(300, 1001), torch.randn(64, 1001))
+    assert cfg["kernel"] == "tma"
+    assert kr.model_config(torch.randn(7, 1001), torch.randn(64, 1001))["kernel"] == "split_k"
 
 
 def test_float32_operands_keep_each_stage_within_the_2byte_bytes():
@@ -232,6 +301,75 @@ def test_kr_triton_inputs_unchanged_and_rows_independent_of_m():
     assert torch.equal(x["a"], a0) and torch.equal(x["b"], b0)
     first = kr.gemm(x["a"][:5].contiguous(), x["b"], config=dict(TMA))
     assert torch.equal(first, full[:5])  # a row of C does not depend on how many rows come with it
+
+
+SPLIT_TMA = dict(TMA, splits=4, k_per_split=64)
+
+
+@pytest.mark.parametrize("m,n,k,cfg", [
+    (37, 48, 257, TMA), (37, 45, 257, TMA), (40, 45, 96, TMA),  # odd K, odd K and N, odd N
+    (33, 45, 257, TILES), (33, 45, 257, SPLIT), (33, 45, 257, None),  # every kernel after the copies
+    (37, 45, 201, SPLIT_TMA), (40, 48, 200, SPLIT_TMA),  # the TMA split-K, padded and not
+])
+def test_padded_path_matches_float64_and_the_unpadded_kernel(m, n, k, cfg):
+    case, x = _inputs(m, n, k)
+    a0, b0 = x["a"].clone(), x["b"].clone()
+    want = pkg.family.reference(case, x)["c"]
+    padded = kr.gemm(x["a"], x["b"], config=None if cfg is None else dict(cfg, pad=True))
+    _assert_close(case, padded, want)
+    assert torch.equal(x["a"], a0) and torch.equal(x["b"], b0)  # inputs never modified
+    if cfg is not None:
+        # zeros in the K pad, the same K tiles: the same float32 sums in the same order
+        # (unpadded, an unaligned TMA configuration runs the pointer kernel: for a split, the
+        # pointer split-K with the same slices)
+        plain_cfg = dict(cfg, pad=False)
+        if cfg.get("splits", 1) > 1:
+            plain_cfg = dict(SPLIT, BM=cfg["BM"], BN=cfg["BN"], BK=cfg["BK"], splits=cfg["splits"],
+                             k_per_split=cfg["k_per_split"], pad=False)
+        assert torch.equal(padded, kr.gemm(x["a"], x["b"], config=plain_cfg))
+
+
+def test_padded_path_strided_views_and_out():
+    case, x = _inputs(35, 41, 133)
+    want = pkg.family.reference(case, x)["c"]
+    at = x["a"].T.contiguous().T  # column-major A
+    wide = torch.zeros(41, 300)
+    wide[:, 7:140] = x["b"]  # B as a view at an odd offset: base and rows unaligned
+    bv = wide[:, 7:140]
+    a0, w0 = at.clone(), wide.clone()
+    assert kr.needs_pad(at, bv)
+    _assert_close(case, kr.gemm(at, bv, config=dict(TMA)), want)
+    out = torch.full((41, 35), float("nan")).T  # C as a strided (transposed) view
+    kr.gemm(at, bv, out=out, config=dict(TMA))
+    _assert_close(case, out, want)
+    assert torch.equal(at, a0) and torch.equal(wide, w0)
+    odd_m = kr.gemm(x["a"][:19], x["b"], config=dict(TMA))  # odd M, its first rows
+    assert torch.equal(odd_m, kr.gemm(x["a"], x["b"], config=dict(TMA))[:19])
+
+
+def test_split_that_misses_part_of_k_is_refused():
+    a, b = torch.randn(20, 201), torch.randn(8, 201)
+    with pytest.raises(ValueError, match="cover K"):
+        kr.gemm(a, b, config=dict(SPLIT, splits=3, k_per_split=64))
+
+
+def test_pad_copy_zero_fills_and_keeps_values():
+    t = torch.randn(5, 13)
+    p = kr._padded(t.T.contiguous().T, 16)
+    assert p.shape == (5, 16) and p.is_contiguous() and torch.equal(p[:, :13], t)
+    assert torch.equal(p[:, 13:], torch.zeros(5, 3))
+
+
+def test_tma_split_k_is_the_unsplit_sum_order_per_slice():
+    # the slices are added in slice order by split_k_reduce: deterministic, and the same result
+    # from the pointer split-K with the same slices (same tiles, same order)
+    case, x = _inputs(33, 40, 192)
+    tma = kr.gemm(x["a"], x["b"], config=dict(TMA, splits=3, k_per_split=64))
+    ptr = kr.gemm(x["a"], x["b"], config=dict(SPLIT, BM=16, BN=32, splits=3, k_per_split=64))
+    assert torch.equal(tma, kr.gemm(x["a"], x["b"], config=dict(TMA, splits=3, k_per_split=64)))
+    assert torch.equal(tma, ptr)
+    _assert_close(case, tma, pkg.family.reference(case, x)["c"])
+    _assert_close(case, ptr, pkg.family.reference(case, x)["c"])
 
 
 @pytest.mark.parametrize("m,n,k", [(1, 64, 96), (7, 33, 100), (37, 48, 257)])

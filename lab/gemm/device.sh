@@ -19,6 +19,8 @@
 #   recorded as not run, never lost), its record tarred to $OUT/runs_gemm.tgz, the summary table.
 # `all`: both in one call (only when the estimate fits: it does not, cold, at ~700-900 s).
 # `sweep`: the configuration sweep (lab/gemm/sweep.py): tune on seed 11, report on seed 12.
+# `tsweep`: the GPU tests, then the sweep, ending within TSWEEP_CAP (280 s) after the install:
+#   run(carry=[".whl"], timeout_s=330, command="SWEEP_BUDGET=200 bash lab/gemm/device.sh tsweep")
 set -u
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
@@ -96,13 +98,18 @@ case "$MODE" in
     timeout 560 python3 lab/gemm/sweep.py --tune-seed 11 --report-seed 12 --n 24 --budget 520 \
       --out "$OUT/sweep.json" > "$OUT/sweep.txt" 2>&1
     echo "sweep exit $? after $(( SECONDS - t0 )) s"; tail -n 60 "$OUT/sweep.txt" ;;
-  tsweep)  # the GPU tests, then the sweep, in one call (SWEEP_BUDGET seconds for the sweep)
+  tsweep)  # the GPU tests, then the sweep, in one call; the whole call ends within TSWEEP_CAP s
+    # (default 280, from after the wheels install): the sweep gets SWEEP_BUDGET s or what the cap leaves after the tests, less
+    # a 15 s margin for its last measurement (its timeout)
     env_info
-    timeout 100 python3 -m pytest -q -s -p no:cacheprovider tests/gpu/test_gemm_gpu.py > "$OUT/gpu_tests.txt" 2>&1
+    timeout 140 python3 -m pytest -q -s -p no:cacheprovider tests/gpu/test_gemm_gpu.py > "$OUT/gpu_tests.txt" 2>&1
     echo "gpu tests exit $? after $(( SECONDS - t0 )) s" | tee -a "$OUT/gpu_tests.txt"
     tail -n 3 "$OUT/gpu_tests.txt"
-    timeout $(( ${SWEEP_BUDGET:-400} + 40 )) python3 lab/gemm/sweep.py --tune-seed 11 --report-seed 12 --n 24 \
-      --budget "${SWEEP_BUDGET:-400}" --out "$OUT/sweep.json" > "$OUT/sweep.txt" 2>&1
+    left=$(( ${TSWEEP_CAP:-280} - (SECONDS - t0) - 15 ))
+    budget=${SWEEP_BUDGET:-400}; [ "$left" -lt "$budget" ] && budget=$left
+    echo "sweep budget $budget s"
+    timeout $(( budget + 15 )) python3 lab/gemm/sweep.py --tune-seed 11 --report-seed 12 --n 24 \
+      --budget "$budget" --out "$OUT/sweep.json" > "$OUT/sweep.txt" 2>&1
     echo "sweep exit $? after $(( SECONDS - t0 )) s"; tail -n 60 "$OUT/sweep.txt" ;;
   install) echo "installed what was carried into /tmp/site" ;;
   *) echo "unknown mode $MODE (prewarm, run, all, sweep, tsweep, install)"; exit 2 ;;

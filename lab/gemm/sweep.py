@@ -6,10 +6,12 @@
 Shapes come from the family's `sample_shapes` hook (kernels/gemm/shapes.py), so tuning and
 report never share a shape. Every time is the runner's own measurement (measure.measure_one:
 checked against the float64 reference, then CUDA-graph replay over rotating input sets, cold
-L2). Tune: each shape of the tune seed is put in its class (decode M ≤ 16; small: the model
-chooses split-K above M = 16; large: the rest); every candidate of that class (a
+L2). Tune: each shape of the tune seed is put in its class (kr_triton.shape_class: decode M ≤ 16;
+small: M ≤ 128 or fewer 128 x 128 tiles than SMs; large: the rest); every candidate of that class (a
 KR_GEMM_CONFIG, lab/gemm/candidates.json) is timed on the class's shapes beside cuBLAS
-(torch-f-linear); a class's winner has the smallest geometric mean of ours / cuBLAS. Report:
+(torch-f-linear); a class's winner has the smallest geometric mean of ours / cuBLAS
+({"model": true} is the model itself; the tune stops starting candidates at --tune-share of
+the budget, so the report always runs). Report:
 the report seed's shapes, timed with the model as it is in kr_triton.py and with each class's
 winner forced, beside cuBLAS: ours / cuBLAS per shape, the geometric mean per class, and ours /
 memory floor at decode sizes (bytes once over the copy bandwidth measured here). Winners go
@@ -49,14 +51,11 @@ def case_of(record, shape) -> Case:
 
 def klass(kr, case, sms) -> str:
     s = case.sizes
-    if s["m"] <= kr.DECODE_M:
-        return "decode"
-    os.environ.pop("KR_GEMM_CONFIG", None)
-    return "small" if kr.config_for(s["m"], s["n"], s["k"], sms)["kernel"] == "split_k" else "large"
+    return kr.shape_class(s["m"], s["n"], s["k"], sms)
 
 
 def timed(family, impl, case, job, config=None):
-    if config is None:
+    if config is None or config.get("model"):  # {"model": true}: the model, no override
         os.environ.pop("KR_GEMM_CONFIG", None)
     else:
         os.environ["KR_GEMM_CONFIG"] = json.dumps(config)
@@ -83,6 +82,8 @@ def main():
     ap.add_argument("--n", type=int, default=24)
     ap.add_argument("--cands", default=str(ROOT / "lab/gemm/candidates.json"))
     ap.add_argument("--budget", type=float, default=1e9, help="seconds; stop starting measurements after")
+    ap.add_argument("--tune-share", type=float, default=0.55,
+                    help="fraction of the budget the tune may use, so the report on the other seed always runs")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.tune_seed == args.report_seed:
@@ -99,6 +100,7 @@ def main():
     copy_gbps = m.copy_bandwidth_gbps(device, 2**31)
     cands = {k: v for k, v in json.loads(Path(args.cands).read_text()).items() if k != "about"}
     over = lambda: time.monotonic() - T0 > args.budget
+    tune_over = lambda: time.monotonic() - T0 > args.tune_share * args.budget
     report = {"tune_seed": args.tune_seed, "report_seed": args.report_seed, "copy_gbps": copy_gbps,
               "tune": {}, "winners": {}, "report": []}
 
@@ -110,7 +112,8 @@ def main():
         base = {c.id: timed(family, cublas, c, job) for c in cases}
         scores = []
         for i, cfg in enumerate(cands.get(cls, [])):
-            if over():
+            if tune_over():
+                print(f"tune budget reached: {cls} stops before candidate {i}", flush=True)
                 break
             ratios = [(t / base[c.id]) if (t := timed(family, ours, c, job, cfg)) and base[c.id] else None
                       for c in cases]

@@ -71,9 +71,16 @@ SHAPES = [(1, 4096, 4096), (7, 1000, 4160), (16, 6144, 4096), (1000, 1024, 1000)
 def test_model_choice_matches_float64(m, n, k, dtype):
     case = _case(m, n, k, dtype)
     x = _inputs(case)
-    cfg = KR.config_for(m, n, k, KR._sms(x["a"].device), KR._aligned(x["a"]) and KR._aligned(x["b"]),
-                        x["a"].element_size())
-    _check(case, KR.gemm(x["a"], x["b"]), x, f"kr {cfg['kernel']} {m}x{n}x{k} {dtype}")
+    cfg = KR.model_config(x["a"], x["b"])
+    label = f"kr {cfg['kernel']} {cfg['BM']}x{cfg['BN']} splits {cfg.get('splits', 1)} {m}x{n}x{k} {dtype}"
+    _check(case, KR.gemm(x["a"], x["b"]), x, label)
+
+
+@pytest.mark.parametrize("m,n,k", [(300, 1001, 2606), (87, 5280, 4008), (641, 2944, 15872)])
+def test_model_choice_padded_and_split_bf16(m, n, k):
+    """The model where it pads (odd K and N), where K is a multiple of 8 but not 16, and where the
+    wave model splits K (bf16 only: each shape is its own compile)."""
+    test_model_choice_matches_float64(m, n, k, "bfloat16")
 
 
 PATHS = {
@@ -113,6 +120,51 @@ def test_every_kernel_path_on_odd_shapes(path, m, n, k):
             pytest.xfail(f"warp-specialised TMA kernel does not compile with triton {triton.__version__}: {exc}")
         raise
     _check(case, out, x, f"{path} {m}x{n}x{k}")
+
+
+PADDED = {
+    "tma": PATHS["tma"],
+    "tma-split3": dict(PATHS["tma"], splits=3),
+    "tma-128x256-split2": {"kernel": "tma", "BM": 128, "BN": 256, "BK": 64, "stages": 3, "warps": 8, "GROUP_M": 8,
+                           "splits": 2},
+    "tiles": PATHS["tiles"],
+    "split_k": dict(PATHS["split_k"], BM=64),
+}
+
+
+PADDED_CASES = [(p, s) for s in [(300, 1024, 4097), (300, 1001, 4096), (37, 1001, 2606)]  # odd K, odd N, both
+                for p in ("tma", "tiles")] + [(p, (37, 1001, 2606)) for p in ("tma-split3", "tma-128x256-split2",
+                                                                               "split_k")]
+
+
+@pytest.mark.parametrize("path,shape", PADDED_CASES)
+def test_padded_path_odd_k_and_n(path, shape):
+    """The padded path (K-padded copies of A and B, a padded C buffer) against float64; its
+    inputs unchanged; and, for the pointer kernels (which also run unpadded), bit for bit the
+    unpadded result: zeros in the pad, the same K tiles, the same float32 order."""
+    m, n, k = shape
+    case = _case(m, n, k, "bfloat16")
+    x = _inputs(case)
+    a0, b0 = x["a"].clone(), x["b"].clone()
+    assert KR.needs_pad(x["a"], x["b"], torch.empty((m, n), dtype=torch.bfloat16, device=DEV))
+    padded = KR.gemm(x["a"], x["b"], config=dict(PADDED[path], pad=True))
+    assert torch.equal(x["a"], a0) and torch.equal(x["b"], b0)
+    _check(case, padded, x, f"padded {path} {m}x{n}x{k}")
+    if path in ("tiles",):
+        assert torch.equal(padded, KR.gemm(x["a"], x["b"], config=dict(PADDED[path], pad=False)))
+    if path.startswith("tma-"):  # the TMA split-K: slices added in a fixed order
+        assert torch.equal(padded, KR.gemm(x["a"], x["b"], config=dict(PADDED[path], pad=True)))
+
+
+def test_padded_path_strided_operands_and_out():
+    case = _case(200, 777, 1031, "bfloat16")
+    x = _inputs(case)
+    at = x["a"].T.contiguous().T  # column-major A
+    wide = torch.zeros((777, 2100), dtype=torch.bfloat16, device=DEV)
+    wide[:, 3:1034] = x["b"]  # B at an odd offset: base and rows unaligned
+    out = torch.empty((777, 200), dtype=torch.bfloat16, device=DEV).T  # C transposed
+    KR.gemm(at, wide[:, 3:1034], out=out)
+    _check(case, out, x, "padded strided a, b, c")
 
 
 def test_strided_views_zero_rows_inputs_unchanged_and_determinism():

@@ -487,3 +487,15 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert c == 1 or 132 * c * n * (4 + 2 * es) <= 24 * 2**20
     assert rms.split_pieces(5120) == (4096, 1024, 0) and rms.split_pieces(7168) == (4096, 2048, 1024)
     assert ln.split_pieces(768) == (512, 256, 0)
+
+
+def test_sample_shapes_are_seeded_in_range_and_of_both_kinds():
+    for pkg in (rms_pkg, ln_pkg):
+        a = pkg.family.sample_shapes(40, 21)
+        assert a == pkg.family.sample_shapes(40, 21) and a != pkg.family.sample_shapes(40, 22)
+        assert {s.kind for s in a} == {"forward", "backward"}
+        assert {s.dtype for s in a} == {"bfloat16", "float16", "float32"}
+        for s in a:
+            assert 1 <= s.sizes["rows"] <= 32768 and 128 <= s.sizes["hidden"] <= 32768
+            assert s.sizes["rows"] * s.sizes["hidden"] <= 2**26
+        assert any(s.sizes["hidden"] % 64 for s in a) and any(s.sizes["hidden"] % 64 == 0 for s in a)

@@ -87,6 +87,7 @@ def items(kr: dict) -> list[dict]:
                    "long-b4096-w16-c2": _long(4096, 16, 1, 2), "long-b4096-w16-c4": _long(4096, 16, 1, 4)}},
         {"family": "layernorm", "workloads": ["r4096-h8192-bf16", "r16384-h8192-bf16"], "key": ("fwd", 8192, 2),
          "cands": {"rule": None, "rows-w8": _rows(8192, 1, 8, False), "rows-w32": _rows(8192, 1, 32, False),
+                   "rows-r2-w16": _rows(8192, 2, 16, False), "rows-r2-w32": _rows(8192, 2, 32, False),
                    "chunked-b2048-w8": _chunked(2048, 8), "chunked-b4096-w16": _chunked(4096, 16)}},
         {"family": "rmsnorm", "workloads": ["r4096-h5120-bf16"], "key": ("fwd", 5120, 2),
          "cands": {"rule": None, "run2-masked-w16": _rows(8192, 1, 16, True), "split-w8": _split(5120, 1, 8, r),
@@ -109,6 +110,15 @@ def items(kr: dict) -> list[dict]:
          "cands": {"rule": None, "rows-w8": _rows(4096, 1, 8, False), "rows-w32": _rows(4096, 1, 32, False)}},
         {"family": "layernorm", "workloads": ["bwd:2048x32768:bf16"], "key": ("bwd", 32768, 2),
          "cands": {"rule": None, "long-b2048-w8": _long(2048, 8), "long-b4096-w16-s2": _long(4096, 16, 2)}},
+        {"family": "layernorm", "workloads": ["r4096-h4096-bf16"], "key": ("fwd", 4096, 2),
+         "cands": {"rule": None, "rows-w4": _rows(4096, 1, 4, False), "rows-w16": _rows(4096, 1, 16, False),
+                   "rows-r2-w8": _rows(4096, 2, 8, False)}},
+        {"family": "layernorm", "workloads": ["r4096-h3072-bf16"], "key": ("fwd", 3072, 2),
+         "cands": {"rule": None, "run2-masked-w8": _rows(4096, 1, 8, True), "split-w4": _split(3072, 1, 4, ln),
+                   "split-r2-w8": _split(3072, 2, 8, ln)}},
+        {"family": "rmsnorm", "workloads": ["r2048-h1024-bf16"], "key": ("fwd", 1024, 2),
+         "cands": {"rule": None, "rows-r8-w8": _rows(1024, 8, 8, False), "rows-r4-w4": _rows(1024, 4, 4, False),
+                   "rows-r2-w2": _rows(1024, 2, 2, False)}},
     ]
 
 
@@ -121,9 +131,10 @@ def random_items(families: dict, n: int) -> list[dict]:
     return out
 
 
-def make_case(record, wid: str, rows_cap: int | None = None):
+def make_case(record, wid: str, rows_cap: int | None = None, hidden_cap: int | None = None):
     """The record's workload `wid`, or an ad-hoc `fwd|bwd:ROWSxHIDDEN:DTYPE` (a workload of a copy
-    of the record, as `kernel-records bench` measures one). rows_cap (the CPU dry run) cuts rows."""
+    of the record, as `kernel-records bench` measures one). rows_cap and hidden_cap (the CPU dry
+    run) cut rows and hidden, in float32."""
     from site_builder.records.schema import Workload
     from site_builder.runner.bench import family_variant
     from site_builder.runner.family import Case
@@ -145,6 +156,8 @@ def make_case(record, wid: str, rows_cap: int | None = None):
     dtype = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}.get(dtype, dtype)
     if rows_cap is not None:  # the CPU dry run: the interpreter is reliable in float32 only
         rows, dtype = min(rows, rows_cap), "float32"
+    if hidden_cap is not None:
+        hidden = min(hidden, hidden_cap)
     short = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}[dtype]
     w = Workload(id=f"x-{'bwd-' if kind == 'backward' else ''}r{rows}-h{hidden}-{short}", dtype=dtype, kind=kind,
                  rows=rows, hidden=hidden)
@@ -163,6 +176,11 @@ def prewarm(shard: int, shards: int) -> int:
     kr = {f: import_module(f, "kr_triton") for f in OURS}
     records = load_catalog(ROOT / "records").families
     todo = [(it, wid) for it in items(kr) + random_items(fams, 3) for wid in it["workloads"]]
+    if not torch.cuda.is_available():  # a CPU check of the plan: the cases build, nothing runs
+        cases = [make_case(records[it["family"]], wid) for it, wid in todo]
+        print(f"[{shard}] no CUDA: {len(cases)} workloads planned, {sum(len(it['cands']) for it, _ in todo)} "
+              "configurations of ours; nothing run", flush=True)
+        return 0
     for i, (it, wid) in enumerate(todo):
         if i % shards != shard:
             continue
@@ -188,6 +206,21 @@ def prewarm(shard: int, shards: int) -> int:
     return 0
 
 
+def fit(cfg, n: int, kr):
+    """A candidate made for hidden n' fitted to hidden n <= n' (the CPU dry run's cut rows):
+    split pieces recomputed, blocks masked where they no longer match."""
+    if not cfg:
+        return cfg
+    cfg = dict(cfg)
+    if cfg["kind"] == "split":
+        b1, b2, b3 = kr.split_pieces(n)
+        cfg.update(B1=b1, B2=b2, B3=b3, BLOCK=1 << (n - 1).bit_length(), MASK_COLS=b1 + b2 + b3 != n)
+    elif cfg["kind"] == "rows":
+        cfg["BLOCK"] = 1 << (n - 1).bit_length()
+        cfg["MASK_COLS"] = cfg["BLOCK"] != n
+    return cfg
+
+
 def _configure(kr, key, cfg) -> None:
     """Candidate `cfg` in place of the rule for `key` (None: the rule); the forward's lean
     launch path forgotten, so that the next call launches the configured kernel."""
@@ -206,7 +239,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--random", type=int, default=3, help="random shapes per family (seed 21)")
     ap.add_argument("--prewarm", nargs=2, type=int, metavar=("SHARD", "SHARDS"))
-    ap.add_argument("--dry-run", action="store_true", help="CPU, TRITON_INTERPRET=1, rows cut to 2, ours only")
+    ap.add_argument("--dry-run", action="store_true", help="CPU, TRITON_INTERPRET=1, rows cut to 2, hidden to "
+                    "--dry-hidden, float32, ours only")
+    ap.add_argument("--dry-hidden", type=int, default=1100)
     ap.add_argument("--only", default=None, help="comma-separated item indices (0-based) to run")
     args = ap.parse_args()
     if args.prewarm:
@@ -256,10 +291,14 @@ def main() -> int:
     for it in todo:
         fid = it["family"]
         names = list(it["cands"])
-        runs = [("rule", OURS[fid], None)] + ([] if dry else [(p, p, None) for p in PEERS[fid]]) + \
-               [(n, OURS[fid], it["cands"][n]) for n in names if n != "rule"]
         for wid in it["workloads"]:
-            case = make_case(records[fid], wid, rows_cap=2 if dry else None)
+            case = make_case(records[fid], wid, rows_cap=2 if dry else None, hidden_cap=args.dry_hidden if dry else None)
+            key = it["key"]
+            if dry and key:  # the override for the cut row, each candidate fitted to it
+                key = (key[0], case.sizes["hidden"], 4)
+            runs = [("rule", OURS[fid], None)] + ([] if dry else [(p, p, None) for p in PEERS[fid]]) + \
+                   [(n, OURS[fid], fit(it["cands"][n], case.sizes["hidden"], kr[fid]) if dry else it["cands"][n])
+                    for n in names if n != "rule"]
             mb = declared_bytes(case) / 1e6
             entry = {"family": fid, "workload": wid, "case": case.id, "kind": case.kind, "MB": round(mb, 2),
                      "floor_us": round(declared_bytes(case) / (bw * 1e3), 2) if bw else None,
@@ -278,7 +317,7 @@ def main() -> int:
                     if spent():
                         report["cut"].append(f"{fid} {wid} {label} round {rnd}")
                         continue
-                    _configure(kr[fid], it["key"], cfg)
+                    _configure(kr[fid], key, cfg)
                     impl = fams[fid].registry[impl_id]
                     res = measure_one(fams[fid], impl, case, job)
                     t = entry["times"].setdefault(label, {"device": [], "e2e": [], "status": None, "error": None})
@@ -295,7 +334,7 @@ def main() -> int:
                     m.sync(device)
                     if device.type == "cuda":
                         torch.cuda.empty_cache()
-                _configure(kr[fid], it["key"], None)
+                _configure(kr[fid], key, None)
             report["items"].append(entry)
             _write(args.out, report)
             print(_line(entry), flush=True)

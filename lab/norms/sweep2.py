@@ -80,11 +80,14 @@ def items(kr: dict) -> list[dict]:
         {"family": "rmsnorm", "workloads": ["bwd-r2048-h32768-bf16"], "key": ("bwd", 32768, 2),
          "cands": {"rule": None, "long-b2048-w8": _long(2048, 8), "long-b4096-w16-s2": _long(4096, 16, 2),
                    "long-b4096-w8": _long(4096, 8), "long-b4096-w16-c2": _long(4096, 16, 1, 2),
-                   "long-b8192-w16": _long(8192, 16), "long-b2048-w8-s3": _long(2048, 8, 3)}},
+                   "long-b8192-w16": _long(8192, 16), "long-b2048-w8-s3": _long(2048, 8, 3),
+                   "long-b8192-w16-s2": _long(8192, 16, 2), "long-b4096-w16-s3": _long(4096, 16, 3),
+                   "long-b8192-w32": _long(8192, 32), "long-b8192-w32-s2": _long(8192, 32, 2)}},
         {"family": "rmsnorm", "workloads": ["bwd-r2048-h16384-bf16"], "key": ("bwd", 16384, 2),
          "cands": {"rule": None, "run2-rows-w32": _rows(16384, 1, 32, False, 1),
                    "long-b2048-w8": _long(2048, 8), "long-b4096-w16-s2": _long(4096, 16, 2),
-                   "long-b4096-w16-c2": _long(4096, 16, 1, 2), "long-b4096-w16-c4": _long(4096, 16, 1, 4)}},
+                   "long-b4096-w16-c2": _long(4096, 16, 1, 2), "long-b4096-w16-c4": _long(4096, 16, 1, 4),
+                   "long-b8192-w16": _long(8192, 16)}},
         {"family": "layernorm", "workloads": ["r4096-h8192-bf16", "r16384-h8192-bf16"], "key": ("fwd", 8192, 2),
          "cands": {"rule": None, "rows-w8": _rows(8192, 1, 8, False), "rows-w32": _rows(8192, 1, 32, False),
                    "rows-r2-w16": _rows(8192, 2, 16, False), "rows-r2-w32": _rows(8192, 2, 32, False),
@@ -221,6 +224,33 @@ def fit(cfg, n: int, kr):
     return cfg
 
 
+KERNELS = ("_fwd", "_fwd_split", "_fwd_chunked", "_bwd", "_bwd_long", "_reduce", "_reduce2")
+
+
+def kernel_stats(kr) -> list[dict]:
+    """Every kernel of one kr_triton module compiled so far: registers, spills, shared memory,
+    warps, stages, and its cache key (specialization and constexprs), for reading the sweep's
+    times against occupancy. Best effort: Triton's cache layout differs between versions."""
+    out = []
+    for name in KERNELS:
+        fn = getattr(kr, name, None)
+        for entry in list((getattr(fn, "device_caches", None) or {}).values()):
+            cache = entry[0] if isinstance(entry, tuple) else entry
+            if not isinstance(cache, dict):
+                continue
+            for key, ck in list(cache.items()):
+                try:
+                    ck._init_handles()
+                except Exception:  # noqa: BLE001 - statistics only
+                    pass
+                md = getattr(ck, "metadata", None)
+                out.append({"kernel": name, "num_warps": getattr(md, "num_warps", None),
+                            "num_stages": getattr(md, "num_stages", None), "shared": getattr(md, "shared", None),
+                            "n_regs": getattr(ck, "n_regs", None), "n_spills": getattr(ck, "n_spills", None),
+                            "key": str(key)[-400:]})
+    return out
+
+
 def _configure(kr, key, cfg) -> None:
     """Candidate `cfg` in place of the rule for `key` (None: the rule); the forward's lean
     launch path forgotten, so that the next call launches the configured kernel."""
@@ -338,6 +368,17 @@ def main() -> int:
             report["items"].append(entry)
             _write(args.out, report)
             print(_line(entry), flush=True)
+    try:
+        report["kernels"] = {f: kernel_stats(kr[f]) for f in OURS}
+        report["launch_choices"] = {f: kr[f].launch_choices() for f in OURS}
+        _write(args.out, report)
+        for f in OURS:
+            for k in report["kernels"][f]:
+                if k["kernel"] in ("_fwd", "_fwd_split", "_fwd_chunked", "_bwd", "_bwd_long"):
+                    print(f"  {f} {k['kernel']}: warps {k['num_warps']} stages {k['num_stages']} regs {k['n_regs']} "
+                          f"spills {k['n_spills']} shared {k['shared']}", flush=True)
+    except Exception as exc:  # noqa: BLE001 - statistics only
+        print(f"kernel statistics: {type(exc).__name__}: {exc}", flush=True)
     print(_table(report), flush=True)
     if report["cut"]:
         print(f"budget {args.budget:.0f} s spent: {len(report['cut'])} measurements not started "

@@ -204,7 +204,8 @@ def test_forward_matches_eager_baselines_closely():
 LONG_CFGS = [None,
              {"kind": "long", "BLOCK": 2048, "ROWS": 1, "MASK_COLS": True, "num_warps": 8, "num_stages": 3, "CTAS": None},
              {"kind": "long", "BLOCK": 4096, "ROWS": 1, "MASK_COLS": True, "num_warps": 16, "num_stages": 2, "CTAS": 2},
-             {"kind": "long", "BLOCK": 8192, "ROWS": 1, "MASK_COLS": True, "num_warps": 16, "num_stages": 1, "CTAS": 4}]
+             {"kind": "long", "BLOCK": 8192, "ROWS": 1, "MASK_COLS": True, "num_warps": 16, "num_stages": 1, "CTAS": 4},
+             {"kind": "long", "BLOCK": 8192, "ROWS": 1, "MASK_COLS": True, "num_warps": 32, "num_stages": 2, "CTAS": None}]
 
 
 @pytest.mark.parametrize("family", ["rmsnorm", "layernorm"])

@@ -481,7 +481,7 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert mod.bwd_programs(10**6, bcfg, 132) <= 132 * 4
                     assert mod.bwd_programs(1, bcfg, 132) == 1
                 else:
-                    assert bcfg["BLOCK"] * es == 8192 and bcfg["num_warps"] * 256 == bcfg["BLOCK"]
+                    assert bcfg["BLOCK"] * es == 16384 and bcfg["num_warps"] * 32 * 16 == bcfg["BLOCK"] * es
                     c = mod.long_ctas(n, es, 132)
                     assert c in (1, 2, 4)
                     assert c == 1 or 132 * c * n * (4 + 2 * es) <= 24 * 2**20

@@ -466,12 +466,13 @@ _LONG_L2 = 24 * 1024 * 1024
 def bwd_config(n: int, elsize: int) -> dict:
     """Backward: tiles of about 2048 elements (dy, x, dx and two float32 accumulators live
     together), 8 float32 elements per thread of each, at most 32 warps; CTAS programs per SM.
-    Rows longer than _BWD_REG_ROW: kind "long" (`_bwd_long`), chunks of 8 kB of each input,
-    8 elements per thread; programs per SM from `long_ctas`."""
+    Rows longer than _BWD_REG_ROW: kind "long" (`_bwd_long`), chunks of 16 kB of each input
+    over 32 warps (one 16-byte vector per thread of each, 32 kB in flight per program);
+    programs per SM from `long_ctas`, at most 64 warps per SM."""
     if n > _BWD_REG_ROW:
-        block = 8192 // elsize
+        block = 16384 // elsize
         return {"kind": "long", "BLOCK": block, "ROWS": 1, "MASK_COLS": n % block != 0,
-                "num_warps": max(4, block // 256), "num_stages": 1, "CTAS": None}
+                "num_warps": 32, "num_stages": 1, "CTAS": None}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 2048 // block))
     warps = max(1, min(32, _pow2_floor(rows * block // 256)))
@@ -865,7 +866,10 @@ def _backward_long(dy2, x2, w, ms, rs, has, dx, dx2, n, n_rows, i64, cfg, eps, p
         raise ValueError(f"layernorm_backward: the long kind's BLOCK must be a power of two >= 16, got {block}")
     device = x2.device
     if programs is None:
-        ctas = cfg.get("CTAS") or long_ctas(n, x2.element_size(), _sm_count(device))
+        # at most the programs of this many warps that one SM can hold (64 warps), so that the
+        # persistent grid is one wave
+        ctas = cfg.get("CTAS") or min(long_ctas(n, x2.element_size(), _sm_count(device)),
+                                      max(1, 64 // int(cfg["num_warps"])))
         programs = _sm_count(device) * ctas
     p = max(1, min(programs, n_rows))
     rows_per_prog = triton.cdiv(n_rows, p)

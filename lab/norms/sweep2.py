@@ -24,7 +24,9 @@ What it decides (lab/norms/NOTES.md, "2026-12-02 run 2 and changes"):
   else): the rules as they are, beside the peers.
 
 Each item: the rule first, then the peers, then the other candidates (so that a budget cut
-keeps the comparisons that matter); items in order of importance. No measurement starts after
+keeps the comparisons that matter); items in order of importance: the run-2 workloads, then the
+random shapes (--only indexes this order: 0-10, the random ones, then the extras), then the
+extras (layernorm 4096 x 4096 bf16 and 3072, rmsnorm 2048 x 1024). No measurement starts after
 --budget seconds (SWEEP_BUDGET, default 200). The table goes to stdout, the JSON (every
 sample, each candidate's configuration, the copy bandwidth) to --out after every item.
 """
@@ -180,7 +182,8 @@ def prewarm(shard: int, shards: int) -> int:
     fams = {f: load_family(KERNELS_ROOT, f) for f in OURS}
     kr = {f: import_module(f, "kr_triton") for f in OURS}
     records = load_catalog(ROOT / "records").families
-    todo = [(it, wid) for it in items(kr) + random_items(fams, 3) for wid in it["workloads"]]
+    core = items(kr)
+    todo = [(it, wid) for it in core[:11] + random_items(fams, 3) + core[11:] for wid in it["workloads"]]
     if not torch.cuda.is_available():  # a CPU check of the plan: the cases build, nothing runs
         cases = [make_case(records[it["family"]], wid) for it, wid in todo]
         print(f"[{shard}] no CUDA: {len(cases)} workloads planned, {sum(len(it['cands']) for it, _ in todo)} "
@@ -310,7 +313,8 @@ def main() -> int:
         bw = m.copy_bandwidth_gbps(device, 2**31)
         print(f"{props.name}, {props.multi_processor_count} SMs, copy bandwidth {bw:.0f} GB/s, timing CPU "
               f"{job['timing_cpu']}", flush=True)
-    todo = items(kr) + random_items(fams, args.random)
+    core = items(kr)  # the random shapes after the run-2 workloads (items 0-10), before the extras
+    todo = core[:11] + random_items(fams, args.random) + core[11:]
     if args.only:
         keep = {int(v) for v in args.only.split(",")}
         todo = [it for i, it in enumerate(todo) if i in keep]

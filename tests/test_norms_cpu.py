@@ -499,3 +499,22 @@ def test_sample_shapes_are_seeded_in_range_and_of_both_kinds():
             assert 1 <= s.sizes["rows"] <= 32768 and 128 <= s.sizes["hidden"] <= 32768
             assert s.sizes["rows"] * s.sizes["hidden"] <= 2**26
         assert any(s.sizes["hidden"] % 64 for s in a) and any(s.sizes["hidden"] % 64 == 0 for s in a)
+
+
+@pytest.mark.parametrize("rows,hidden", [(3, 4096), (37, 128), (5, 100)])
+def test_late_weight_loads_change_no_bit(override, rows, hidden):
+    """LATE_W (weight, and bias, loaded after the reductions) is the same arithmetic: bit for
+    bit the result of the early loads, in both families."""
+    g = torch.Generator().manual_seed(rows + 3 * hidden)
+    x = torch.randn(rows, hidden, generator=g) + 0.5
+    w = torch.rand(hidden, generator=g) + 0.5
+    b = torch.randn(hidden, generator=g)
+    for mod, call in ((rms, lambda: rms.rmsnorm(x, w)), (ln, lambda: ln.layernorm(x, w, b))):
+        rule = mod.fwd_config(hidden, 4)
+        assert rule["kind"] == "rows" and rule["LATE_W"] is (mod is ln)
+        outs = []
+        for late in (False, True):
+            override(mod, ("fwd", hidden, 4), {**rule, "LATE_W": late})
+            outs.append(call())
+        assert torch.equal(outs[0], outs[1])
+    _close(outs[1], _ln64(x, w, b)[0], 1e-5)

@@ -67,7 +67,10 @@ _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr, ROWS: tl.constexpr,
-         MASK_COLS: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+         MASK_COLS: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr,
+         LATE_W: tl.constexpr = False):
+    """LATE_W: the weight loaded after the row's reduction (not live across it: fewer registers,
+    one more dependent L2 load per row) instead of with x."""
     if PDL:
         # programmatic dependent launch: wait for the previous kernel's writes, then let the
         # next kernel's programs be scheduled while this grid drains
@@ -82,15 +85,19 @@ def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexp
             row = row.to(tl.int64)
         if MASK_COLS:
             cmask = cols < N
+            if not LATE_W:
+                w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
             x = tl.load(X + row * sx + cols, mask=cmask, other=0.0).to(tl.float32)
         else:
+            if not LATE_W:
+                w = tl.load(W + cols).to(tl.float32)
             x = tl.load(X + row * sx + cols).to(tl.float32)
         rstd = tl.math.rsqrt(tl.sum(x * x, axis=0) / N + eps)
-        # the weight after the reduction (from L2): not live across it, fewer registers
-        if MASK_COLS:
-            w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        else:
-            w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
+        if LATE_W:
+            if MASK_COLS:
+                w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            else:
+                w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
         y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
         if MASK_COLS:
             tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cmask)
@@ -106,14 +113,19 @@ def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexp
         if MASK_COLS:
             cmask = cols < N
             m = rmask[:, None] & cmask[None, :]
+            if not LATE_W:
+                w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
         else:
             m = rmask[:, None]
+            if not LATE_W:
+                w = tl.load(W + cols).to(tl.float32)
         x = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0).to(tl.float32)
         rstd = tl.math.rsqrt(tl.sum(x * x, axis=1) / N + eps)
-        if MASK_COLS:
-            w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        else:
-            w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
+        if LATE_W:
+            if MASK_COLS:
+                w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            else:
+                w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
         normed = (x * rstd[:, None]).to(X.dtype.element_ty).to(tl.float32)
         y = w[None, :] * normed
         tl.store(Y + rows[:, None] * sy + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
@@ -393,7 +405,10 @@ def fwd_config(n: int, elsize: int) -> dict:
                 "MASK_COLS": b3 != 0 and b1 + b2 + b3 != n, "num_warps": warps}
     tile_bytes = rows * block * elsize
     warps = max(1, min(cap, _pow2_floor(tile_bytes // 1024)))
-    return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps}
+    # LATE_W False: the weight loaded with x, as in run 2 (where the forward held its targets
+    # at every power-of-two row; the late load is a sweep candidate)
+    return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
+            "LATE_W": False}
 
 
 #: the longest row the backward keeps whole in registers (x, dy, dx and the float32
@@ -687,7 +702,7 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
                 ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], STORE_RSTD=return_rstd, I64=i64,
-                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+                LATE_W=bool(cfg.get("LATE_W", False)), num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
             if not return_rstd and not i64:
                 _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, float(eps), ydt)
     return (y, rstd) if return_rstd else y
@@ -705,7 +720,7 @@ def _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, eps, ydt):
         if torch.cuda.is_current_stream_capturing():
             return
         _raw_stream = torch._C._cuda_getCurrentRawStream
-        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl)
+        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl, bool(cfg.get("LATE_W", False)))
         y_b = torch.empty_like(y2)
         ck.run(triton.cdiv(n_rows, cfg["ROWS"]), 1, 1, _raw_stream(x2.get_device()), ck.function,
                ck.packed_metadata, None, None, None, x2.data_ptr(), w.data_ptr(), y_b.data_ptr(), y_b.data_ptr(),

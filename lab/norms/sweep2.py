@@ -25,7 +25,7 @@ What it decides (lab/norms/NOTES.md, "2026-12-02 run 2 and changes"):
 
 Each item: the rule first, then the peers, then the other candidates (so that a budget cut
 keeps the comparisons that matter); items in order of importance: the run-2 workloads, then the
-random shapes (--only indexes this order: 0-10, the random ones, then the extras), then the
+random shapes (--only indexes this order: 0-11, the random ones, then the extras), then the
 extras (layernorm 4096 x 4096 bf16 and 3072, rmsnorm 2048 x 1024). No measurement starts after
 --budget seconds (SWEEP_BUDGET, default 200). The table goes to stdout, the JSON (every
 sample, each candidate's configuration, the copy bandwidth) to --out after every item.
@@ -57,10 +57,14 @@ def _long(block, warps, stages=1, ctas=None):
             "CTAS": ctas}
 
 
-def _rows(block, rows, warps, masked, ctas=None):
+def _rows(block, rows, warps, masked, ctas=None, late=None):
+    """A rows-kind configuration; late: the forward's LATE_W (None: the family's default, rmsnorm
+    False, layernorm True)."""
     c = {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": masked, "num_warps": warps}
     if ctas is not None:
         c["CTAS"] = ctas
+    if late is not None:
+        c["LATE_W"] = late
     return c
 
 
@@ -92,7 +96,8 @@ def items(kr: dict) -> list[dict]:
                    "long-b4096-w16-c2": _long(4096, 16, 1, 2), "long-b4096-w16-c4": _long(4096, 16, 1, 4),
                    "long-b8192-w16": _long(8192, 16), "long-b4096-w16": _long(4096, 16)}},
         {"family": "layernorm", "workloads": ["r4096-h8192-bf16", "r16384-h8192-bf16"], "key": ("fwd", 8192, 2),
-         "cands": {"rule": None, "rows-w8": _rows(8192, 1, 8, False), "rows-w32": _rows(8192, 1, 32, False),
+         "cands": {"rule": None, "run2-early-w16": _rows(8192, 1, 16, False, late=False),
+                   "rows-w8": _rows(8192, 1, 8, False), "rows-w32": _rows(8192, 1, 32, False),
                    "rows-r2-w16": _rows(8192, 2, 16, False), "rows-r2-w32": _rows(8192, 2, 32, False),
                    "chunked-b2048-w8": _chunked(2048, 8), "chunked-b4096-w16": _chunked(4096, 16)}},
         {"family": "rmsnorm", "workloads": ["r4096-h5120-bf16"], "key": ("fwd", 5120, 2),
@@ -102,8 +107,12 @@ def items(kr: dict) -> list[dict]:
          "cands": {"rule": None, "run2-masked-w16": _rows(8192, 1, 16, True), "split-w8": _split(7168, 1, 8, r),
                    "chunked-b1024-w4": _chunked(1024, 4), "chunked-b2048-w8": _chunked(2048, 8)}},
         {"family": "rmsnorm", "workloads": ["r2048-h32768-bf16"], "key": ("fwd", 32768, 2),
-         "cands": {"rule": None, "rows-w32": _rows(32768, 1, 32, False), "chunked-b8192-w16": _chunked(8192, 16),
-                   "chunked-b4096-w8": _chunked(4096, 8)}},
+         "cands": {"rule": None, "late-w16": _rows(32768, 1, 16, False, late=True),
+                   "rows-w32": _rows(32768, 1, 32, False), "late-w32": _rows(32768, 1, 32, False, late=True),
+                   "chunked-b8192-w16": _chunked(8192, 16), "chunked-b4096-w8": _chunked(4096, 8)}},
+        {"family": "rmsnorm", "workloads": ["r4096-h8192-bf16", "r2048-h8192-bf16"], "key": ("fwd", 8192, 2),
+         "cands": {"rule": None, "late-w16": _rows(8192, 1, 16, False, late=True),
+                   "late-w8": _rows(8192, 1, 8, False, late=True)}},
         {"family": "rmsnorm", "workloads": ["bwd-r4096-h8192-bf16", "bwd-r2048-h8192-bf16"], "key": ("bwd", 8192, 2),
          "cands": {"rule": None, "long-b8192-w32": _long(8192, 32), "long-b4096-w16": _long(4096, 16),
                    "long-b4096-w16-c2": _long(4096, 16, 1, 2)}},
@@ -111,10 +120,12 @@ def items(kr: dict) -> list[dict]:
          "cands": {"rule": None, "run2-masked-r4-w8": _rows(1024, 4, 8, True), "split-r8-w8": _split(768, 8, 8, ln),
                    "split-r2-w4": _split(768, 2, 4, ln), "split-r4-w4": _split(768, 4, 4, ln)}},
         {"family": "layernorm", "workloads": ["r32768-h1024-bf16"], "key": ("fwd", 1024, 2),
-         "cands": {"rule": None, "rows-r8-w8": _rows(1024, 8, 8, False), "rows-r4-w4": _rows(1024, 4, 4, False),
+         "cands": {"rule": None, "run2-early-r4-w8": _rows(1024, 4, 8, False, late=False),
+                   "rows-r8-w8": _rows(1024, 8, 8, False), "rows-r4-w4": _rows(1024, 4, 4, False),
                    "rows-r2-w2": _rows(1024, 2, 2, False), "rows-r16-w16": _rows(1024, 16, 16, False)}},
         {"family": "layernorm", "workloads": ["r4096-h4096-fp32"], "key": ("fwd", 4096, 4),
-         "cands": {"rule": None, "rows-w8": _rows(4096, 1, 8, False), "rows-w32": _rows(4096, 1, 32, False)}},
+         "cands": {"rule": None, "run2-early-w16": _rows(4096, 1, 16, False, late=False),
+                   "rows-w8": _rows(4096, 1, 8, False), "rows-w32": _rows(4096, 1, 32, False)}},
         {"family": "layernorm", "workloads": ["bwd:2048x32768:bf16"], "key": ("bwd", 32768, 2),
          "cands": {"rule": None, "long-b4096-w16": _long(4096, 16), "long-b4096-w16-s2": _long(4096, 16, 2)}},
         {"family": "layernorm", "workloads": ["r4096-h4096-bf16"], "key": ("fwd", 4096, 2),
@@ -183,7 +194,7 @@ def prewarm(shard: int, shards: int) -> int:
     kr = {f: import_module(f, "kr_triton") for f in OURS}
     records = load_catalog(ROOT / "records").families
     core = items(kr)
-    todo = [(it, wid) for it in core[:11] + random_items(fams, 3) + core[11:] for wid in it["workloads"]]
+    todo = [(it, wid) for it in core[:12] + random_items(fams, 3) + core[12:] for wid in it["workloads"]]
     if not torch.cuda.is_available():  # a CPU check of the plan: the cases build, nothing runs
         cases = [make_case(records[it["family"]], wid) for it, wid in todo]
         print(f"[{shard}] no CUDA: {len(cases)} workloads planned, {sum(len(it['cands']) for it, _ in todo)} "
@@ -313,8 +324,8 @@ def main() -> int:
         bw = m.copy_bandwidth_gbps(device, 2**31)
         print(f"{props.name}, {props.multi_processor_count} SMs, copy bandwidth {bw:.0f} GB/s, timing CPU "
               f"{job['timing_cpu']}", flush=True)
-    core = items(kr)  # the random shapes after the run-2 workloads (items 0-10), before the extras
-    todo = core[:11] + random_items(fams, args.random) + core[11:]
+    core = items(kr)  # the random shapes after the run-2 workloads (items 0-11), before the extras
+    todo = core[:12] + random_items(fams, args.random) + core[12:]
     if args.only:
         keep = {int(v) for v in args.only.split(",")}
         todo = [it for i, it in enumerate(todo) if i in keep]

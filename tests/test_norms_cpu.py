@@ -290,18 +290,156 @@ def test_rows_are_independent_of_the_batch():
     assert torch.equal(ln.layernorm_backward(dy, x, w)[0][33], ln.layernorm_backward(dy[33:34], x[33:34], w)[0][0])
 
 
-def test_long_rows_use_the_chunked_forward_and_backward_declines_clearly():
+def test_long_rows_use_the_chunked_forward_and_the_long_backward():
+    """Rows beyond 32768: the chunked forward and the long backward (no row in registers),
+    against float64."""
     g = torch.Generator().manual_seed(2)
     x = torch.randn(2, 32771, generator=g)
+    dy = torch.randn(2, 32771, generator=g)
     w = torch.rand(32771, generator=g) + 0.5
     b = torch.randn(32771, generator=g)
     assert rms.fwd_config(32771, 4)["kind"] == "chunked"
+    assert rms.bwd_config(32771, 4)["kind"] == "long" and ln.bwd_config(32771, 2)["kind"] == "long"
     _close(rms.rmsnorm(x, w), _rms64(x, w)[0], 1e-5)
     _close(ln.layernorm(x, w, b), _ln64(x, w, b)[0], 1e-5)
-    with pytest.raises(ValueError, match="hidden 32771 > 32768"):
+    ref = rms_ref.reference(_case(rms_pkg, "backward", 2, 32771), {"dy": dy, "x": x, "weight": w})
+    dx, dw = rms.rmsnorm_backward(dy, x, w)
+    _close(dx, ref["dx"], 1e-5)
+    _close(dw, ref["dweight"], 1e-5 * 2 ** 0.5)
+    lref = ln_ref.reference(_case(ln_pkg, "backward", 2, 32771), {"dy": dy, "x": x, "weight": w})
+    dx, dw, db = ln.layernorm_backward(dy, x, w)
+    _close(dx, lref["dx"], 1e-5)
+    _close(dw, lref["dweight"], 1e-5 * 2 ** 0.5)
+    _close(db, lref["dbias"], 1e-5 * 2 ** 0.5)
+
+
+@pytest.fixture
+def override():
+    """Sets kr_triton.OVERRIDE entries for one test (both families) and clears them after."""
+    set_ = []
+
+    def put(mod, key, cfg):
+        mod.OVERRIDE[key] = cfg
+        set_.append((mod, key))
+
+    yield put
+    for mod, key in set_:
+        mod.OVERRIDE.pop(key, None)
+
+
+# a long-kind configuration with small chunks, so that the interpreter runs several chunks
+# and a masked tail on small rows
+LONG_SMALL = {"kind": "long", "BLOCK": 64, "ROWS": 1, "MASK_COLS": True, "num_warps": 4, "num_stages": 1,
+              "CTAS": None}
+
+
+@pytest.mark.parametrize("rows,hidden", [(1, 300), (7, 300), (13, 256), (5, 9000)])
+@pytest.mark.parametrize("programs", [None, 1, 3, 100])
+def test_long_backward_vs_float64_deterministic_and_row_independent(override, rows, hidden, programs):
+    if hidden <= 8192:
+        override(rms, ("bwd", hidden, 4), LONG_SMALL)
+        override(ln, ("bwd", hidden, 4), LONG_SMALL)
+    else:
+        assert rms.bwd_config(hidden, 4)["kind"] == "long" and ln.bwd_config(hidden, 4)["kind"] == "long"
+    g = torch.Generator().manual_seed(rows * 31 + hidden)
+    x = torch.randn(rows, hidden, generator=g) + 0.25
+    dy = torch.randn(rows, hidden, generator=g)
+    w = torch.rand(hidden, generator=g) + 0.5
+    copies = [t.clone() for t in (dy, x, w)]
+    ref = rms_ref.reference(_case(rms_pkg, "backward", rows, hidden), {"dy": dy, "x": x, "weight": w})
+    _, rstd = _rms64(x, w)
+    for given in (rstd.float(), None):
+        dx, dw = rms.rmsnorm_backward(dy, x, w, given, 1e-6, programs=programs)
+        _close(dx, ref["dx"], 1e-5)
+        _close(dw, ref["dweight"], 1e-5 * rows ** 0.5)
+        dx2, dw2 = rms.rmsnorm_backward(dy, x, w, given, 1e-6, programs=programs)
+        assert torch.equal(dx, dx2) and torch.equal(dw, dw2)  # deterministic
+        r = rows // 2
+        one = rms.rmsnorm_backward(dy[r:r + 1], x[r:r + 1], w, None if given is None else given[r:r + 1], 1e-6)[0]
+        assert torch.equal(one[0], dx[r])  # a row's dx does not depend on the rows beside it
+    lref = ln_ref.reference(_case(ln_pkg, "backward", rows, hidden), {"dy": dy, "x": x, "weight": w})
+    _, mean, lrstd = _ln64(x, w, torch.zeros_like(w))
+    for stats in ((mean.float(), lrstd.float()), (None, None)):
+        dx, dw, db = ln.layernorm_backward(dy, x, w, *stats, 1e-5, programs=programs)
+        _close(dx, lref["dx"], 1e-5)
+        _close(dw, lref["dweight"], 1e-5 * rows ** 0.5)
+        _close(db, lref["dbias"], 1e-5 * rows ** 0.5)
+        again = ln.layernorm_backward(dy, x, w, *stats, 1e-5, programs=programs)
+        assert all(torch.equal(a, b) for a, b in zip((dx, dw, db), again))
+        r = rows // 2
+        st = tuple(None if t is None else t[r:r + 1] for t in stats)
+        assert torch.equal(ln.layernorm_backward(dy[r:r + 1], x[r:r + 1], w, *st, 1e-5)[0][0], dx[r])
+    assert all(torch.equal(a, b) for a, b in zip(copies, (dy, x, w)))
+
+
+def test_long_backward_matches_the_register_backward(override):
+    """The two backward kinds agree to float32 rounding on the same rows."""
+    g = torch.Generator().manual_seed(8)
+    x = torch.randn(9, 500, generator=g)
+    dy = torch.randn(9, 500, generator=g)
+    w = torch.rand(500, generator=g) + 0.5
+    reg = rms.rmsnorm_backward(dy, x, w)
+    lreg = ln.layernorm_backward(dy, x, w)
+    override(rms, ("bwd", 500, 4), LONG_SMALL)
+    override(ln, ("bwd", 500, 4), LONG_SMALL)
+    for a, b in zip(rms.rmsnorm_backward(dy, x, w), reg):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    for a, b in zip(ln.layernorm_backward(dy, x, w), lreg):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_long_backward_refusals_are_clear(override):
+    x = torch.randn(2, 40000)
+    w = torch.ones(40000)
+    override(rms, ("bwd", 40000, 4), {"kind": "rows", "BLOCK": 65536, "ROWS": 1, "MASK_COLS": True,
+                                      "num_warps": 32, "CTAS": 1})
+    override(ln, ("bwd", 40000, 4), {"kind": "rows", "BLOCK": 65536, "ROWS": 1, "MASK_COLS": True,
+                                     "num_warps": 32, "CTAS": 1})
+    with pytest.raises(ValueError, match="hidden 40000 > 32768 needs kind 'long'"):
         rms.rmsnorm_backward(x, x, w)
-    with pytest.raises(ValueError, match="hidden 32771 > 32768"):
+    with pytest.raises(ValueError, match="hidden 40000 > 32768 needs kind 'long'"):
         ln.layernorm_backward(x, x, w)
+    y = torch.randn(2, 300)
+    override(rms, ("bwd", 300, 4), {**LONG_SMALL, "BLOCK": 48})
+    override(ln, ("bwd", 300, 4), {**LONG_SMALL, "BLOCK": 48})
+    with pytest.raises(ValueError, match="BLOCK must be a power of two >= 16, got 48"):
+        rms.rmsnorm_backward(y, y, torch.ones(300))
+    with pytest.raises(ValueError, match="BLOCK must be a power of two >= 16, got 48"):
+        ln.layernorm_backward(y, y, torch.ones(300))
+    with pytest.raises(ValueError, match="programs must be a positive int, got 0"):
+        rms.rmsnorm_backward(y, y, torch.ones(300), programs=0)
+    with pytest.raises(ValueError, match="programs must be a positive int, got 0"):
+        ln.layernorm_backward(y, y, torch.ones(300), programs=0)
+
+
+@pytest.mark.parametrize("rows,hidden", [(3, 5120), (2, 7168), (5, 768), (3, 9000), (4, 4097), (70, 600)])
+def test_split_forward_vs_float64_and_row_independent(override, rows, hidden):
+    """Rows that are not a power of two are held as power-of-two pieces (kind "split"); the
+    result matches float64, the masked-block kernel to rounding, and a row alone bit for bit."""
+    assert rms.fwd_config(hidden, 4)["kind"] == "split" and ln.fwd_config(hidden, 2)["kind"] == "split"
+    b1, b2, b3 = rms.split_pieces(hidden)
+    assert b1 + b2 <= hidden <= b1 + b2 + b3 and all(v & (v - 1) == 0 for v in (b1, b2, b3))
+    g = torch.Generator().manual_seed(rows + hidden)
+    x = torch.randn(rows, hidden, generator=g) + 1.0
+    w = torch.rand(hidden, generator=g) + 0.5
+    b = torch.randn(hidden, generator=g)
+    y, rstd = rms.rmsnorm(x, w, 1e-6, return_rstd=True)
+    yr, rr = _rms64(x, w)
+    _close(y, yr, 1e-5)
+    _close(rstd, rr, 1e-6)
+    yl, mean, lrstd = ln.layernorm(x, w, b, 1e-5, return_stats=True)
+    ylr, mr, lrr = _ln64(x, w, b)
+    _close(yl, ylr, 1e-5)
+    _close(mean, mr, 1e-6)
+    _close(lrstd, lrr, 1e-5)
+    r = rows // 2
+    assert torch.equal(rms.rmsnorm(x[r:r + 1], w)[0], y[r])
+    assert torch.equal(ln.layernorm(x[r:r + 1], w, b)[0], yl[r])
+    masked = {**rms.fwd_config(hidden, 4), "kind": "rows", "MASK_COLS": True}
+    override(rms, ("fwd", hidden, 4), masked)
+    override(ln, ("fwd", hidden, 4), masked)
+    torch.testing.assert_close(rms.rmsnorm(x, w), y, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(ln.layernorm(x, w, b), yl, rtol=1e-6, atol=1e-6)
 
 
 def test_bad_input_gets_a_clear_message():
@@ -318,15 +456,65 @@ def test_bad_input_gets_a_clear_message():
 
 def test_launch_configuration_follows_rules_not_a_table():
     """Every (hidden, element size) gets a configuration from the size-class rules; tiles stay
-    around 4096 (forward) / 2048 (backward) elements, warps a power of two <= 32."""
-    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4544, 5120, 7168, 8192, 12345, 16384, 32768):
+    around 4096 (forward) / 2048 (backward) elements, warps a power of two <= 32; split rows
+    are exact power-of-two pieces; rows above 8192 take the long backward."""
+    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4544, 5120, 7168, 8192, 12345, 16384, 32768, 40000):
         for es in (2, 4):
             for mod in (rms, ln):
                 f = mod.fwd_config(n, es)
                 bcfg = mod.bwd_config(n, es)
-                assert f["BLOCK"] >= n and f["BLOCK"] & (f["BLOCK"] - 1) == 0
-                assert f["ROWS"] * f["BLOCK"] <= max(4096, f["BLOCK"])
                 assert 1 <= f["num_warps"] <= 32 and f["num_warps"] & (f["num_warps"] - 1) == 0
-                assert bcfg["ROWS"] * bcfg["BLOCK"] <= max(2048, bcfg["BLOCK"])
-                assert mod.bwd_programs(10**6, bcfg, 132) <= 132 * 4
-                assert mod.bwd_programs(1, bcfg, 132) == 1
+                if f["kind"] == "chunked":
+                    assert n > 32768
+                else:
+                    assert f["BLOCK"] >= n and f["BLOCK"] & (f["BLOCK"] - 1) == 0
+                    assert f["ROWS"] * f["BLOCK"] <= max(4096, f["BLOCK"])
+                if f["kind"] == "split":
+                    assert (f["B1"], f["B2"], f["B3"]) == mod.split_pieces(n)
+                    assert f["B1"] + f["B2"] <= n <= f["B1"] + f["B2"] + f["B3"]
+                    assert n >= 512 and (f["BLOCK"] - n) * 8 > n
+                elif f["kind"] == "rows":
+                    assert n < 512 or f["BLOCK"] == n or (f["BLOCK"] - n) * 8 <= n
+                assert bcfg["kind"] == ("long" if n > 8192 else "rows")
+                if bcfg["kind"] == "rows":
+                    assert bcfg["ROWS"] * bcfg["BLOCK"] <= max(2048, bcfg["BLOCK"])
+                    assert mod.bwd_programs(10**6, bcfg, 132) <= 132 * 4
+                    assert mod.bwd_programs(1, bcfg, 132) == 1
+                else:
+                    assert bcfg["BLOCK"] * es == 16384 and bcfg["num_warps"] * 32 * 16 == bcfg["BLOCK"] * es
+                    c = mod.long_ctas(n, es, 132)
+                    assert c in (1, 2, 4)
+                    assert c == 1 or 132 * c * n * (4 + 2 * es) <= 24 * 2**20
+    assert rms.split_pieces(5120) == (4096, 1024, 0) and rms.split_pieces(7168) == (4096, 2048, 1024)
+    assert ln.split_pieces(768) == (512, 256, 0)
+
+
+def test_sample_shapes_are_seeded_in_range_and_of_both_kinds():
+    for pkg in (rms_pkg, ln_pkg):
+        a = pkg.family.sample_shapes(40, 21)
+        assert a == pkg.family.sample_shapes(40, 21) and a != pkg.family.sample_shapes(40, 22)
+        assert {s.kind for s in a} == {"forward", "backward"}
+        assert {s.dtype for s in a} == {"bfloat16", "float16", "float32"}
+        for s in a:
+            assert 1 <= s.sizes["rows"] <= 32768 and 128 <= s.sizes["hidden"] <= 32768
+            assert s.sizes["rows"] * s.sizes["hidden"] <= 2**26
+        assert any(s.sizes["hidden"] % 64 for s in a) and any(s.sizes["hidden"] % 64 == 0 for s in a)
+
+
+@pytest.mark.parametrize("rows,hidden", [(3, 4096), (37, 128), (5, 100)])
+def test_late_weight_loads_change_no_bit(override, rows, hidden):
+    """LATE_W (weight, and bias, loaded after the reductions) is the same arithmetic: bit for
+    bit the result of the early loads, in both families."""
+    g = torch.Generator().manual_seed(rows + 3 * hidden)
+    x = torch.randn(rows, hidden, generator=g) + 0.5
+    w = torch.rand(hidden, generator=g) + 0.5
+    b = torch.randn(hidden, generator=g)
+    for mod, call in ((rms, lambda: rms.rmsnorm(x, w)), (ln, lambda: ln.layernorm(x, w, b))):
+        rule = mod.fwd_config(hidden, 4)
+        assert rule["kind"] == "rows" and rule["LATE_W"] is (mod is ln)
+        outs = []
+        for late in (False, True):
+            override(mod, ("fwd", hidden, 4), {**rule, "LATE_W": late})
+            outs.append(call())
+        assert torch.equal(outs[0], outs[1])
+    _close(outs[1], _ln64(x, w, b)[0], 1e-5)

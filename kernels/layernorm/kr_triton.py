@@ -20,8 +20,12 @@ recompute them from x in the kernel.
 Kernels (the same scheme as kernels/rmsnorm/kr_triton.py):
 
 * `_fwd`: ROWS rows per program, each row whole in registers (one pass over memory).
+* `_fwd_split`: rows that are not a power of two (768, 3072, ...): the row in registers as up
+  to three power-of-two pieces (512 + 256; 2048 + 1024), only the last one masked.
 * `_fwd_chunked`: rows longer than _MAX_REG_ROW: one program per row, three loops over
   column chunks (sum, centred sum of squares, output), re-reading the row mostly from L2.
+* `_bwd_long`: rows longer than _BWD_REG_ROW (8192), as kernels/rmsnorm's: chunks, never a
+  whole row in registers; partial rows of dy * xhat and dy read-modify-written per program.
 * `_bwd`: a persistent grid of P programs (SMs x the programs that fit on one SM, as in
   kernels/rmsnorm/kr_triton.py); program p takes a contiguous range of rows, ROWS at a time,
   prefetches the next tile of x and dy, writes dx and accumulates dy * xhat and dy in two
@@ -45,7 +49,7 @@ __all__ = ["layernorm", "layernorm_backward", "fwd_config", "bwd_config"]
 
 _INT32_MAX = 2**31 - 1
 _SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
-_MAX_REG_ROW = 32768  # the longest row kept whole in registers (forward and backward)
+_MAX_REG_ROW = 32768  # the longest row the forward keeps whole in registers (backward: _BWD_REG_ROW)
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
@@ -57,7 +61,9 @@ _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
          ROWS: tl.constexpr, MASK_COLS: tl.constexpr, STORE_STATS: tl.constexpr, I64: tl.constexpr,
-         PDL: tl.constexpr):
+         PDL: tl.constexpr, LATE_W: tl.constexpr = True):
+    """LATE_W: weight and bias loaded after the row's reductions (not live across them: fewer
+    registers; the rule) instead of with x (run 2)."""
     if PDL:
         # programmatic dependent launch: wait for the previous kernel's writes, then let the
         # next kernel's programs be scheduled while this grid drains
@@ -72,18 +78,27 @@ def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl
             row = row.to(tl.int64)
         if MASK_COLS:
             cmask = cols < N
-            w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
-            b = tl.load(B + cols, mask=cmask, other=0.0).to(tl.float32)
+            if not LATE_W:
+                w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
+                b = tl.load(B + cols, mask=cmask, other=0.0).to(tl.float32)
             x = tl.load(X + row * sx + cols, mask=cmask, other=0.0).to(tl.float32)
         else:
-            w = tl.load(W + cols).to(tl.float32)
-            b = tl.load(B + cols).to(tl.float32)
+            if not LATE_W:
+                w = tl.load(W + cols).to(tl.float32)
+                b = tl.load(B + cols).to(tl.float32)
             x = tl.load(X + row * sx + cols).to(tl.float32)
         mean = tl.sum(x, axis=0) / N
         xc = x - mean
         if MASK_COLS:
             xc = tl.where(cmask, xc, 0.0)
         rstd = tl.math.rsqrt(tl.sum(xc * xc, axis=0) / N + eps)
+        if LATE_W:  # weight and bias after the reductions (from L2): not live across them
+            if MASK_COLS:
+                w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+                b = tl.load(B + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            else:
+                w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
+                b = tl.load(B + cols, eviction_policy="evict_last").to(tl.float32)
         y = xc * rstd * w + b
         if MASK_COLS:
             tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cmask)
@@ -100,18 +115,27 @@ def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl
         if MASK_COLS:
             cmask = cols < N
             m = rmask[:, None] & cmask[None, :]
-            w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
-            b = tl.load(B + cols, mask=cmask, other=0.0).to(tl.float32)
+            if not LATE_W:
+                w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
+                b = tl.load(B + cols, mask=cmask, other=0.0).to(tl.float32)
         else:
             m = rmask[:, None]
-            w = tl.load(W + cols).to(tl.float32)
-            b = tl.load(B + cols).to(tl.float32)
+            if not LATE_W:
+                w = tl.load(W + cols).to(tl.float32)
+                b = tl.load(B + cols).to(tl.float32)
         x = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0).to(tl.float32)
         mean = tl.sum(x, axis=1) / N
         xc = x - mean[:, None]
         if MASK_COLS:
             xc = tl.where(cmask[None, :], xc, 0.0)
         rstd = tl.math.rsqrt(tl.sum(xc * xc, axis=1) / N + eps)
+        if LATE_W:
+            if MASK_COLS:
+                w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+                b = tl.load(B + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            else:
+                w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
+                b = tl.load(B + cols, eviction_policy="evict_last").to(tl.float32)
         y = xc * rstd[:, None] * w[None, :] + b[None, :]
         tl.store(Y + rows[:, None] * sy + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
         if STORE_STATS:
@@ -243,6 +267,135 @@ def _bwd(DY, X, W, MEAN, RSTD, DX, PART, n_rows, rows_per_prog, P, sdy, sx, sdx,
     tl.store(PART + (P + pid) * N + cols, pb.to(PART.dtype.element_ty), mask=cmask)
 
 
+@triton.jit(do_not_specialize=["n_rows", "eps"])
+def _fwd_split(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, B1: tl.constexpr,
+               B2: tl.constexpr, B3: tl.constexpr, ROWS: tl.constexpr, STORE_STATS: tl.constexpr,
+               I64: tl.constexpr, PDL: tl.constexpr):
+    """The row in registers as up to three power-of-two pieces [0, B1), [B1, B1 + B2),
+    [B1 + B2, N) (B3 masked, B2/B3 0 when absent): 768 = 512 + 256, 3072 = 2048 + 1024."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    rows = pid * ROWS + tl.arange(0, ROWS)
+    rmask = rows < n_rows
+    if I64:
+        rows = rows.to(tl.int64)
+    m = rmask[:, None]
+    xp = X + rows[:, None] * sx
+    yp = Y + rows[:, None] * sy
+    c1 = tl.arange(0, B1)
+    x1 = tl.load(xp + c1[None, :], mask=m, other=0.0).to(tl.float32)
+    s1 = tl.sum(x1, axis=1)
+    if B2 > 0:
+        c2 = B1 + tl.arange(0, B2)
+        x2 = tl.load(xp + c2[None, :], mask=m, other=0.0).to(tl.float32)
+        s1 += tl.sum(x2, axis=1)
+    if B3 > 0:
+        c3 = B1 + B2 + tl.arange(0, B3)
+        m3 = m & (c3 < N)[None, :]
+        x3 = tl.load(xp + c3[None, :], mask=m3, other=0.0).to(tl.float32)
+        s1 += tl.sum(x3, axis=1)
+    mean = s1 / N
+    xc1 = x1 - mean[:, None]
+    s2 = tl.sum(xc1 * xc1, axis=1)
+    if B2 > 0:
+        xc2 = x2 - mean[:, None]
+        s2 += tl.sum(xc2 * xc2, axis=1)
+    if B3 > 0:
+        xc3 = tl.where((c3 < N)[None, :], x3 - mean[:, None], 0.0)
+        s2 += tl.sum(xc3 * xc3, axis=1)
+    rstd = tl.math.rsqrt(s2 / N + eps)
+    w1 = tl.load(W + c1, eviction_policy="evict_last").to(tl.float32)
+    b1 = tl.load(B + c1, eviction_policy="evict_last").to(tl.float32)
+    tl.store(yp + c1[None, :], (xc1 * rstd[:, None] * w1[None, :] + b1[None, :]).to(Y.dtype.element_ty), mask=m)
+    if B2 > 0:
+        w2 = tl.load(W + c2, eviction_policy="evict_last").to(tl.float32)
+        b2 = tl.load(B + c2, eviction_policy="evict_last").to(tl.float32)
+        tl.store(yp + c2[None, :], (xc2 * rstd[:, None] * w2[None, :] + b2[None, :]).to(Y.dtype.element_ty),
+                 mask=m)
+    if B3 > 0:
+        w3 = tl.load(W + c3, mask=c3 < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        b3 = tl.load(B + c3, mask=c3 < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        tl.store(yp + c3[None, :], (xc3 * rstd[:, None] * w3[None, :] + b3[None, :]).to(Y.dtype.element_ty),
+                 mask=m3)
+    if STORE_STATS:
+        tl.store(MEAN + rows, mean, mask=rmask)
+        tl.store(RSTD + rows, rstd, mask=rmask)
+
+
+@triton.jit(do_not_specialize=["n_rows", "rows_per_prog", "P", "eps"])
+def _bwd_long(DY, X, W, MEAN, RSTD, DX, PART, n_rows, rows_per_prog, P, sdy, sx, sdx, eps, N: tl.constexpr,
+              BLOCK: tl.constexpr, HAS_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    """The backward for long rows, never a whole row in registers (as kernels/rmsnorm's
+    `_bwd_long`): a persistent grid; per row, one loop over BLOCK-column chunks accumulates
+    sum(g * xhat) and sum(g) (x and dy kept in L2), a second re-reads them, writes dx and adds
+    dy * xhat and dy to the program's own float32 rows p and P + p of PART (read-modify-write,
+    only this program touches them: fixed order, deterministic). `_reduce2` sums them."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    start = pid * rows_per_prog
+    end = tl.minimum(start + rows_per_prog, n_rows)
+    pw_row = PART + pid.to(tl.int64) * N
+    pb_row = PART + (pid.to(tl.int64) + P) * N
+    for r in range(start, end):
+        row = r
+        if I64:
+            row = row.to(tl.int64)
+        xrow = X + row * sx
+        dyrow = DY + row * sdy
+        dxrow = DX + row * sdx
+        if HAS_STATS:
+            mean = tl.load(MEAN + row)
+            rstd = tl.load(RSTD + row)
+        else:
+            acc = tl.zeros([BLOCK], dtype=tl.float32)
+            for off in range(0, N, BLOCK):
+                cols = off + tl.arange(0, BLOCK)
+                acc += tl.load(xrow + cols, mask=cols < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            mean = tl.sum(acc, axis=0) / N
+            acc = tl.zeros([BLOCK], dtype=tl.float32)
+            for off in range(0, N, BLOCK):
+                cols = off + tl.arange(0, BLOCK)
+                cm = cols < N
+                x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+                xc = tl.where(cm, x - mean, 0.0)
+                acc += xc * xc
+            rstd = tl.math.rsqrt(tl.sum(acc, axis=0) / N + eps)
+        d1 = tl.zeros([BLOCK], dtype=tl.float32)
+        d2 = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            cm = cols < N
+            x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            dy = tl.load(dyrow + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            w = tl.load(W + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            xhat = tl.where(cm, (x - mean) * rstd, 0.0)
+            g = dy * w
+            d1 += g * xhat
+            d2 += g
+        c1 = tl.sum(d1, axis=0) / N
+        c2 = tl.sum(d2, axis=0) / N
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            cm = cols < N
+            x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+            dy = tl.load(dyrow + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+            w = tl.load(W + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            xhat = tl.where(cm, (x - mean) * rstd, 0.0)
+            g = dy * w
+            dx = (g - xhat * c1 - c2) * rstd
+            tl.store(dxrow + cols, dx.to(DX.dtype.element_ty), mask=cm)
+            # the program's first row writes its partial rows, later rows add to them
+            pm = cm & ((cols * 0 + r) > start)
+            ow = tl.load(pw_row + cols, mask=pm, other=0.0)
+            ob = tl.load(pb_row + cols, mask=pm, other=0.0)
+            tl.store(pw_row + cols, ow + dy * xhat, mask=cm)
+            tl.store(pb_row + cols, ob + dy, mask=cm)
+
+
 @triton.jit(do_not_specialize=["P"])
 def _reduce2(PART, OUTW, OUTB, P, N: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_P: tl.constexpr,
              PDL: tl.constexpr):
@@ -275,33 +428,106 @@ def _pow2_floor(v: int) -> int:
     return 1 << (max(1, int(v)).bit_length() - 1)
 
 
+def split_pieces(n: int) -> tuple[int, int, int]:
+    """The row as up to three power-of-two pieces (B1, B2, B3): B1 the largest power of two
+    <= n, B2 the largest <= the rest, B3 the next power of two >= what is left (masked); 0 where
+    a piece is absent. 768 -> (512, 256, 0), 3072 -> (2048, 1024, 0), 7168 -> (4096, 2048, 1024)."""
+    b1 = _pow2_floor(n)
+    rest = n - b1
+    b2 = _pow2_floor(rest) if rest else 0
+    rest -= b2
+    b3 = triton.next_power_of_2(rest) if rest else 0
+    return b1, b2, b3
+
+
+#: rows of at least this many elements that are not a power of two, whose masked
+#: power-of-two block would waste more than 1/_SPLIT_WASTE of the row, go to `_fwd_split`
+_SPLIT_MIN = 512
+_SPLIT_WASTE = 8
+
+
 def fwd_config(n: int, elsize: int) -> dict:
     """Forward: a tile of about 4096 elements per program for short rows (several rows per
     program), one row per program from hidden 4096 up; about 1 kB of the tile per warp (two
     16-byte vectors per thread), at most 16 warps for 2-byte types and 32 for float32; longer
-    rows go to the chunked kernel."""
+    rows go to the chunked kernel. Rows that are not a power of two (>= _SPLIT_MIN, wasting
+    more than an eighth of a masked block: 768, 3072, 5120, 7168) are held as power-of-two
+    pieces (kind "split"), warps from their real bytes."""
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 4096 // block))
-    tile_bytes = rows * block * elsize
     # 16 warps at most for 2-byte types (wider CTAs only cut the programs resident per SM),
     # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
-    warps = max(1, min(32 if elsize == 4 else 16, _pow2_floor(tile_bytes // 1024)))
-    return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps}
+    cap = 32 if elsize == 4 else 16
+    if n >= _SPLIT_MIN and block != n and (block - n) * _SPLIT_WASTE > n:
+        b1, b2, b3 = split_pieces(n)
+        warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
+        return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
+                "MASK_COLS": b3 != 0 and b1 + b2 + b3 != n, "num_warps": warps}
+    tile_bytes = rows * block * elsize
+    warps = max(1, min(cap, _pow2_floor(tile_bytes // 1024)))
+    # LATE_W: weight and bias after the reductions (run 2 loaded them with x and trailed
+    # torch.compile by 1.25-1.3x at 8192; fewer registers live across the two reductions)
+    return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
+            "LATE_W": True}
+
+
+#: the longest row the backward keeps whole in registers (as kernels/rmsnorm: x, dy, dx and
+#: two float32 accumulators); longer rows go to `_bwd_long`
+_BWD_REG_ROW = 8192
+#: bytes of L2 the long backward may keep per wave (two partial rows of 4 bytes a column and
+#: the re-read row of x and dy, per program)
+_LONG_L2 = 24 * 1024 * 1024
 
 
 def bwd_config(n: int, elsize: int) -> dict:
     """Backward: tiles of about 2048 elements (dy, x, dx and two float32 accumulators live
-    together), 8 float32 elements per thread of each, at most 32 warps; CTAS programs per SM."""
-    if n > _MAX_REG_ROW:
-        raise ValueError(f"layernorm_backward keeps a row in registers: hidden {n} > {_MAX_REG_ROW} is not "
-                         "supported")
+    together), 8 float32 elements per thread of each, at most 32 warps; CTAS programs per SM.
+    Rows longer than _BWD_REG_ROW: kind "long" (`_bwd_long`), chunks of 16 kB of each input
+    over 32 warps (one 16-byte vector per thread of each, 32 kB in flight per program);
+    programs per SM from `long_ctas`, at most 64 warps per SM."""
+    if n > _BWD_REG_ROW:
+        block = 16384 // elsize
+        return {"kind": "long", "BLOCK": block, "ROWS": 1, "MASK_COLS": n % block != 0,
+                "num_warps": 32, "num_stages": 1, "CTAS": None}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 2048 // block))
     warps = max(1, min(32, _pow2_floor(rows * block // 256)))
     ctas = max(1, min(4, 32 // warps))
-    return {"BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps, "CTAS": ctas}
+    return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
+            "CTAS": ctas}
+
+
+def long_ctas(n: int, elsize: int, sms: int) -> int:
+    """Programs per SM of the long backward: the most (1, 2 or 4) whose partial rows and
+    re-read rows (n x (8 + 2 x elsize) bytes per program) fit in _LONG_L2; at least 1."""
+    per = n * (8 + 2 * elsize)
+    c = 4
+    while c > 1 and sms * c * per > _LONG_L2:
+        c //= 2
+    return c
+
+
+#: configurations that replace the rules, for sweeps only (lab/norms/sweep2.py):
+#: {("fwd" | "bwd", hidden, element size): config dict of the same form as the rule's}
+OVERRIDE: dict = {}
+
+
+def _fwd_cfg(n: int, elsize: int) -> dict:
+    got = OVERRIDE.get(("fwd", n, elsize))
+    return dict(got) if got else fwd_config(n, elsize)
+
+
+def _bwd_cfg(n: int, elsize: int) -> dict:
+    got = OVERRIDE.get(("bwd", n, elsize))
+    if got:
+        got = dict(got)
+        if got.get("kind", "rows") == "rows" and n > _MAX_REG_ROW:
+            raise ValueError(f"layernorm_backward: a rows-kind configuration keeps a row in registers; hidden {n} > "
+                             f"{_MAX_REG_ROW} needs kind 'long'")
+        return got
+    return bwd_config(n, elsize)
 
 
 _SM_COUNT: dict = {}
@@ -533,11 +759,16 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
     w, b = weight.contiguous(), bias.contiguous()
     n_rows = x2.shape[0]
     i64 = _i64(x2, y2)
-    cfg = fwd_config(n, x.element_size())
+    cfg = _fwd_cfg(n, x.element_size())
     pdl = _pdl(x.device)
     ms, rs = (mean.view(-1), rstd.view(-1)) if return_stats else (y2, y2)
     with _device_ctx(x.device):
-        if cfg["kind"] == "chunked":
+        if cfg["kind"] == "split":
+            _fwd_split[(triton.cdiv(n_rows, cfg["ROWS"]),)](
+                x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"],
+                B2=cfg["B2"], B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_STATS=return_stats, I64=i64,
+                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+        elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_STATS=return_stats, I64=i64,
                                     num_warps=cfg["num_warps"], **_pdl_kw(pdl))
@@ -545,7 +776,7 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
                 ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], STORE_STATS=return_stats, I64=i64,
-                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+                LATE_W=bool(cfg.get("LATE_W", True)), num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
             if not return_stats and not i64:
                 _remember_fast(ck, cfg, pdl, x2, w, b, y2, n_rows, float(eps), ydt)
     return (y, mean, rstd) if return_stats else y
@@ -564,7 +795,7 @@ def _remember_fast(ck, cfg, pdl, x2, w, b, y2, n_rows, eps, ydt):
         if torch.cuda.is_current_stream_capturing():
             return
         _raw_stream = torch._C._cuda_getCurrentRawStream
-        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl)
+        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl, bool(cfg.get("LATE_W", True)))
         y_b = torch.empty_like(y2)
         yp = y_b.data_ptr()
         ck.run(triton.cdiv(n_rows, cfg["ROWS"]), 1, 1, _raw_stream(x2.get_device()), ck.function,
@@ -607,14 +838,19 @@ def layernorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, 
         mean = mean.reshape(-1).to(torch.float32).contiguous()
         rstd = rstd.reshape(-1).to(torch.float32).contiguous()
     w = weight.contiguous()
-    cfg = bwd_config(n, x.element_size())
+    cfg = _bwd_cfg(n, x.element_size())
     i64 = _i64(x2, dy2, dx2)
     has = mean is not None
     ms, rs = (mean, rstd) if has else (w, w)
+    if programs is not None and (not isinstance(programs, int) or programs < 1):
+        raise ValueError(f"layernorm_backward: programs must be a positive int, got {programs!r}")
+    if cfg.get("kind") == "long":
+        return _backward_long(dy2, x2, w, ms, rs, has, dx, dx2, n, n_rows, i64, cfg, float(eps), programs)
     consts = dict(N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], HAS_STATS=has, I64=i64,
                   num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(_pdl(x.device)))
     with _device_ctx(x.device):
-        key = (n, x.dtype, w.dtype, x.device, has, i64, x2.stride(0) % 16, dy2.stride(0) % 16)
+        key = (n, x.dtype, w.dtype, x.device, has, i64, x2.stride(0) % 16, dy2.stride(0) % 16,
+               tuple(sorted(cfg.items())))
 
         def probe_args():
             part0 = torch.empty(4, dtype=torch.float32, device=x.device)
@@ -637,4 +873,34 @@ def layernorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, 
         bp, bn, rw = reduce_config(n, p)
         _reduce2[(triton.cdiv(n, bn), 2)](part, dw, db, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw,
                 **_pdl_kw(_pdl(x.device)))
+    return dx, dw, db
+
+
+def _backward_long(dy2, x2, w, ms, rs, has, dx, dx2, n, n_rows, i64, cfg, eps, programs):
+    """The long-row backward (`_bwd_long` then `_reduce2`): P = SMs x long_ctas programs (or
+    `programs`), never more than rows; partial rows in a float32 buffer [2, P, hidden]."""
+    block = int(cfg["BLOCK"])
+    if block < 16 or block & (block - 1):
+        raise ValueError(f"layernorm_backward: the long kind's BLOCK must be a power of two >= 16, got {block}")
+    device = x2.device
+    if programs is None:
+        # at most the programs of this many warps that one SM can hold (64 warps), so that the
+        # persistent grid is one wave
+        ctas = cfg.get("CTAS") or min(long_ctas(n, x2.element_size(), _sm_count(device)),
+                                      max(1, 64 // int(cfg["num_warps"])))
+        programs = _sm_count(device) * ctas
+    p = max(1, min(programs, n_rows))
+    rows_per_prog = triton.cdiv(n_rows, p)
+    p = triton.cdiv(n_rows, rows_per_prog)
+    part = torch.empty((2, p, n), dtype=torch.float32, device=device)
+    dw = torch.empty_like(w)
+    db = torch.empty_like(w)
+    pdl = _pdl(device)
+    with _device_ctx(device):
+        _bwd_long[(p,)](dy2, x2, w, ms, rs, dx2, part, n_rows, rows_per_prog, p, dy2.stride(0), x2.stride(0),
+                        dx2.stride(0), eps, N=n, BLOCK=block, HAS_STATS=has, I64=i64,
+                        num_warps=int(cfg["num_warps"]), num_stages=int(cfg.get("num_stages", 1)), **_pdl_kw(pdl))
+        bp, bn, rw = reduce_config(n, p)
+        _reduce2[(triton.cdiv(n, bn), 2)](part, dw, db, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw,
+                                          **_pdl_kw(pdl))
     return dx, dw, db

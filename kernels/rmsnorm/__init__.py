@@ -6,6 +6,7 @@ Imported by the runner as `kr_kernels.rmsnorm` (site_builder/runner/families.py)
 - `make_inputs(case, seed, device)`: forward {"x", "weight"}; backward {"dy", "x", "weight", "rstd"}
 - `reference(case, inputs)`: forward {"y"}; backward {"dx", "dweight"}, in float64
 - `tolerance(case, output)`: per output, dtype and kind (reference.py)
+- `sample_shapes(n, seed)`: random shapes for the bench and lab/norms/sweep2.py (shapes.py)
 - `registry`: the implementations, each computing both kinds.
 
 Installed on its own (`pip install ./kernels`, the `kr-kernels` distribution, kernels/pyproject.toml)
@@ -24,6 +25,7 @@ if engine_present():
 
     from . import reference as _reference
     from .inputs import make_inputs as _make_inputs
+    from . import shapes as _shapes
 
 
     class RMSNorm(KernelFamily):
@@ -35,6 +37,9 @@ if engine_present():
 
         def make_inputs(self, case, seed, device):
             return _make_inputs(case, seed, device)
+
+        def sample_shapes(self, n, seed):
+            return _shapes.sample_shapes(n, seed)
 
         def reference(self, case, inputs):
             return _reference.reference(case, inputs)

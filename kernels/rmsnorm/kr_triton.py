@@ -19,8 +19,15 @@ Kernels:
 
 * `_fwd`: ROWS rows per program, each row whole in registers (one pass over memory); the
   tile is [ROWS, next_pow2(hidden)], masked where hidden is not a power of two.
+* `_fwd_split`: rows that are not a power of two (5120, 7168, ...): the row in registers as up
+  to three power-of-two pieces (4096 + 1024; 4096 + 2048 + 1024), only the last one masked,
+  instead of a masked power-of-two block (8192 for both).
 * `_fwd_chunked`: rows longer than _MAX_REG_ROW: one program per row, two loops over column
   chunks (the second re-reads the row, mostly from L2).
+* `_bwd_long`: rows longer than _BWD_REG_ROW (8192): never a whole row in registers; a
+  persistent grid, per row a loop over chunks for sum(g * xhat), then a second loop (the row
+  again, from L2) writing dx and adding dy * xhat to the program's own float32 partial row
+  (read-modify-write of a row only it touches: deterministic); `_reduce` as below.
 * `_bwd`: a persistent grid of P programs, P = SMs x the programs that fit on one SM at once
   (from the compiled kernel's registers, threads and shared memory, at most 8), so the grid
   runs in one wave; program p takes a contiguous range of rows, ROWS at a time, loads the next
@@ -49,7 +56,7 @@ __all__ = ["rmsnorm", "rmsnorm_backward", "fwd_config", "bwd_config"]
 
 _INT32_MAX = 2**31 - 1
 _SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
-_MAX_REG_ROW = 32768  # the longest row kept whole in registers (forward and backward)
+_MAX_REG_ROW = 32768  # the longest row the forward keeps whole in registers (backward: _BWD_REG_ROW)
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
@@ -60,7 +67,10 @@ _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr, ROWS: tl.constexpr,
-         MASK_COLS: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+         MASK_COLS: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr,
+         LATE_W: tl.constexpr = False):
+    """LATE_W: the weight loaded after the row's reduction (not live across it: fewer registers,
+    one more dependent L2 load per row) instead of with x."""
     if PDL:
         # programmatic dependent launch: wait for the previous kernel's writes, then let the
         # next kernel's programs be scheduled while this grid drains
@@ -75,12 +85,19 @@ def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexp
             row = row.to(tl.int64)
         if MASK_COLS:
             cmask = cols < N
-            w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
+            if not LATE_W:
+                w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
             x = tl.load(X + row * sx + cols, mask=cmask, other=0.0).to(tl.float32)
         else:
-            w = tl.load(W + cols).to(tl.float32)
+            if not LATE_W:
+                w = tl.load(W + cols).to(tl.float32)
             x = tl.load(X + row * sx + cols).to(tl.float32)
         rstd = tl.math.rsqrt(tl.sum(x * x, axis=0) / N + eps)
+        if LATE_W:
+            if MASK_COLS:
+                w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            else:
+                w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
         y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
         if MASK_COLS:
             tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cmask)
@@ -96,12 +113,19 @@ def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexp
         if MASK_COLS:
             cmask = cols < N
             m = rmask[:, None] & cmask[None, :]
-            w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
+            if not LATE_W:
+                w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
         else:
             m = rmask[:, None]
-            w = tl.load(W + cols).to(tl.float32)
+            if not LATE_W:
+                w = tl.load(W + cols).to(tl.float32)
         x = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0).to(tl.float32)
         rstd = tl.math.rsqrt(tl.sum(x * x, axis=1) / N + eps)
+        if LATE_W:
+            if MASK_COLS:
+                w = tl.load(W + cols, mask=cmask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            else:
+                w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
         normed = (x * rstd[:, None]).to(X.dtype.element_ty).to(tl.float32)
         y = w[None, :] * normed
         tl.store(Y + rows[:, None] * sy + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
@@ -213,6 +237,109 @@ def _bwd(DY, X, W, RSTD, DX, DWP, n_rows, rows_per_prog, sdy, sx, sdx, eps, N: t
     tl.store(DWP + pid * N + cols, part.to(DWP.dtype.element_ty), mask=cmask)
 
 
+@triton.jit(do_not_specialize=["n_rows", "eps"])
+def _fwd_split(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, B1: tl.constexpr, B2: tl.constexpr,
+               B3: tl.constexpr, ROWS: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr,
+               PDL: tl.constexpr):
+    """The row in registers as up to three power-of-two pieces [0, B1), [B1, B1 + B2) and
+    [B1 + B2, N) (B3 >= N - B1 - B2, the only masked one; B2 or B3 0 when absent): a row of
+    5120 is 4096 + 1024 and 7168 is 4096 + 2048 + 1024, none of it masked, instead of a
+    masked block of 8192."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    rows = pid * ROWS + tl.arange(0, ROWS)
+    rmask = rows < n_rows
+    if I64:
+        rows = rows.to(tl.int64)
+    m = rmask[:, None]
+    xp = X + rows[:, None] * sx
+    yp = Y + rows[:, None] * sy
+    c1 = tl.arange(0, B1)
+    x1 = tl.load(xp + c1[None, :], mask=m, other=0.0).to(tl.float32)
+    ss = tl.sum(x1 * x1, axis=1)
+    if B2 > 0:
+        c2 = B1 + tl.arange(0, B2)
+        x2 = tl.load(xp + c2[None, :], mask=m, other=0.0).to(tl.float32)
+        ss += tl.sum(x2 * x2, axis=1)
+    if B3 > 0:
+        c3 = B1 + B2 + tl.arange(0, B3)
+        m3 = m & (c3 < N)[None, :]
+        x3 = tl.load(xp + c3[None, :], mask=m3, other=0.0).to(tl.float32)
+        ss += tl.sum(x3 * x3, axis=1)
+    rstd = tl.math.rsqrt(ss / N + eps)
+    w1 = tl.load(W + c1, eviction_policy="evict_last").to(tl.float32)
+    y1 = w1[None, :] * (x1 * rstd[:, None]).to(X.dtype.element_ty).to(tl.float32)
+    tl.store(yp + c1[None, :], y1.to(Y.dtype.element_ty), mask=m)
+    if B2 > 0:
+        w2 = tl.load(W + c2, eviction_policy="evict_last").to(tl.float32)
+        y2 = w2[None, :] * (x2 * rstd[:, None]).to(X.dtype.element_ty).to(tl.float32)
+        tl.store(yp + c2[None, :], y2.to(Y.dtype.element_ty), mask=m)
+    if B3 > 0:
+        w3 = tl.load(W + c3, mask=c3 < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        y3 = w3[None, :] * (x3 * rstd[:, None]).to(X.dtype.element_ty).to(tl.float32)
+        tl.store(yp + c3[None, :], y3.to(Y.dtype.element_ty), mask=m3)
+    if STORE_RSTD:
+        tl.store(RSTD + rows, rstd, mask=rmask)
+
+
+@triton.jit(do_not_specialize=["n_rows", "rows_per_prog", "eps"])
+def _bwd_long(DY, X, W, RSTD, DX, DWP, n_rows, rows_per_prog, sdy, sx, sdx, eps, N: tl.constexpr,
+              BLOCK: tl.constexpr, HAS_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    """The backward for long rows, never a whole row in registers: a persistent grid (program p
+    takes rows [p * rows_per_prog, ...)); per row, one loop over BLOCK-column chunks
+    accumulates sum(g * xhat) (x and dy kept in L2: evict_last), a second loop re-reads the
+    chunks, writes dx and adds dy * xhat to the program's own float32 row p of DWP
+    (read-modify-write of that row, which only this program touches: a fixed order of sums,
+    deterministic; the row stays in L2). `_reduce` sums the P rows afterwards."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    start = pid * rows_per_prog
+    end = tl.minimum(start + rows_per_prog, n_rows)
+    prow = DWP + pid.to(tl.int64) * N
+    for r in range(start, end):
+        row = r
+        if I64:
+            row = row.to(tl.int64)
+        xrow = X + row * sx
+        dyrow = DY + row * sdy
+        dxrow = DX + row * sdx
+        if HAS_RSTD:
+            rstd = tl.load(RSTD + row)
+        else:
+            sq = tl.zeros([BLOCK], dtype=tl.float32)
+            for off in range(0, N, BLOCK):
+                cols = off + tl.arange(0, BLOCK)
+                x = tl.load(xrow + cols, mask=cols < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
+                sq += x * x
+            rstd = tl.math.rsqrt(tl.sum(sq, axis=0) / N + eps)
+        dot = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            cm = cols < N
+            x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            dy = tl.load(dyrow + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            w = tl.load(W + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            dot += (dy * w) * (x * rstd)
+        c = tl.sum(dot, axis=0) / N
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            cm = cols < N
+            x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+            dy = tl.load(dyrow + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+            w = tl.load(W + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            xhat = x * rstd
+            g = dy * w
+            dx = (g - xhat * c) * rstd
+            tl.store(dxrow + cols, dx.to(DX.dtype.element_ty), mask=cm)
+            # the program's first row writes its partial row, later rows add to it
+            old = tl.load(prow + cols, mask=cm & ((cols * 0 + r) > start), other=0.0)
+            tl.store(prow + cols, old + dy * xhat, mask=cm)
+
+
 @triton.jit(do_not_specialize=["P"])
 def _reduce(PART, OUT, P, N: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_P: tl.constexpr, PDL: tl.constexpr):
     """OUT[c] = sum over p of PART[p, c] (float32, fixed order), rounded to OUT's dtype."""
@@ -238,33 +365,109 @@ def _pow2_floor(v: int) -> int:
     return 1 << (max(1, int(v)).bit_length() - 1)
 
 
+def split_pieces(n: int) -> tuple[int, int, int]:
+    """The row as up to three power-of-two pieces (B1, B2, B3): B1 the largest power of two
+    <= n, B2 the largest <= the rest, B3 the next power of two >= what is left (masked); 0 where
+    a piece is absent. 5120 -> (4096, 1024, 0), 7168 -> (4096, 2048, 1024), 4544 -> (4096, 256, 256)."""
+    b1 = _pow2_floor(n)
+    rest = n - b1
+    b2 = _pow2_floor(rest) if rest else 0
+    rest -= b2
+    b3 = triton.next_power_of_2(rest) if rest else 0
+    return b1, b2, b3
+
+
+#: a row of at least this many elements that is not a power of two goes to `_fwd_split` when a
+#: masked power-of-two block would waste more than 1/_SPLIT_WASTE of it
+_SPLIT_MIN = 512
+_SPLIT_WASTE = 8
+
+
 def fwd_config(n: int, elsize: int) -> dict:
     """Forward: a tile of about 4096 elements per program for short rows (several rows per
     program, so that hidden 128 QK-norm rows fill a program), one row per program from hidden
     4096 up; about 1 kB of the tile per warp (two 16-byte vectors per thread), at most 16
     warps for 2-byte types and 32 for float32; rows beyond _MAX_REG_ROW go to the chunked
-    kernel."""
+    kernel. A row that is not a power of two, of at least _SPLIT_MIN elements, whose masked
+    power-of-two block would waste more than an eighth of it (5120, 7168, 3072, 4544, 4097)
+    is held as power-of-two pieces (`_fwd_split`, kind "split"; warps from its real bytes)."""
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 4096 // block))
-    tile_bytes = rows * block * elsize
     # 16 warps at most for 2-byte types (wider CTAs only cut the programs resident per SM),
     # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
-    warps = max(1, min(32 if elsize == 4 else 16, _pow2_floor(tile_bytes // 1024)))
-    return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps}
+    cap = 32 if elsize == 4 else 16
+    if n >= _SPLIT_MIN and block != n and (block - n) * _SPLIT_WASTE > n:
+        b1, b2, b3 = split_pieces(n)
+        warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
+        return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
+                "MASK_COLS": b3 != 0 and b1 + b2 + b3 != n, "num_warps": warps}
+    tile_bytes = rows * block * elsize
+    warps = max(1, min(cap, _pow2_floor(tile_bytes // 1024)))
+    # LATE_W False: the weight loaded with x, as in run 2 (where the forward held its targets
+    # at every power-of-two row; the late load is a sweep candidate)
+    return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
+            "LATE_W": False}
+
+
+#: the longest row the backward keeps whole in registers (x, dy, dx and the float32
+#: accumulator of a row of 16384 need 32 warps of 64+ registers: one program per SM, 32 kB in
+#: flight); longer rows go to `_bwd_long` (chunks, never a whole row)
+_BWD_REG_ROW = 8192
+#: bytes of L2 the long backward may keep per wave: its partial rows (4 bytes a column) and
+#: the row it re-reads (x and dy), per program
+_LONG_L2 = 24 * 1024 * 1024
 
 
 def bwd_config(n: int, elsize: int) -> dict:
     """Backward: tiles of about 2048 elements (dy, x, dx and the float32 accumulator live
-    together), 8 float32 elements per thread of each, at most 32 warps; CTAS programs per SM."""
-    if n > _MAX_REG_ROW:
-        raise ValueError(f"rmsnorm_backward keeps a row in registers: hidden {n} > {_MAX_REG_ROW} is not supported")
+    together), 8 float32 elements per thread of each, at most 32 warps; CTAS programs per SM.
+    Rows longer than _BWD_REG_ROW: kind "long" (`_bwd_long`), chunks of 16 kB of each input
+    (8192 elements of 2-byte types, 4096 of float32) over 32 warps, one 16-byte vector per
+    thread of each: 32 kB of x and dy in flight per program (Little's law: 32-48 kB per SM);
+    its programs per SM from `long_ctas` (the L2 it keeps), at most 64 warps per SM."""
+    if n > _BWD_REG_ROW:
+        block = 16384 // elsize
+        return {"kind": "long", "BLOCK": block, "ROWS": 1, "MASK_COLS": n % block != 0,
+                "num_warps": 32, "num_stages": 1, "CTAS": None}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 2048 // block))
     warps = max(1, min(32, _pow2_floor(rows * block // 256)))
     ctas = max(1, min(4, 32 // warps))
-    return {"BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps, "CTAS": ctas}
+    return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
+            "CTAS": ctas}
+
+
+def long_ctas(n: int, elsize: int, sms: int) -> int:
+    """Programs per SM of the long backward: the most (a power of two, 1 to 4) whose partial
+    rows and re-read rows (n x (4 + 2 x elsize) bytes per program) fit in _LONG_L2; at least 1."""
+    per = n * (4 + 2 * elsize)
+    c = 4
+    while c > 1 and sms * c * per > _LONG_L2:
+        c //= 2
+    return c
+
+
+#: configurations that replace the rules, for sweeps only (lab/norms/sweep2.py):
+#: {("fwd" | "bwd", hidden, element size): config dict of the same form as the rule's}
+OVERRIDE: dict = {}
+
+
+def _fwd_cfg(n: int, elsize: int) -> dict:
+    got = OVERRIDE.get(("fwd", n, elsize))
+    return dict(got) if got else fwd_config(n, elsize)
+
+
+def _bwd_cfg(n: int, elsize: int) -> dict:
+    got = OVERRIDE.get(("bwd", n, elsize))
+    if got:
+        got = dict(got)
+        if got.get("kind", "rows") == "rows" and n > _MAX_REG_ROW:
+            raise ValueError(f"rmsnorm_backward: a rows-kind configuration keeps a row in registers; hidden {n} > "
+                             f"{_MAX_REG_ROW} needs kind 'long'")
+        return got
+    return bwd_config(n, elsize)
 
 
 _SM_COUNT: dict = {}
@@ -482,11 +685,16 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
     w = weight.contiguous()
     n_rows = x2.shape[0]
     i64 = _i64(x2, y2)
-    cfg = fwd_config(n, x.element_size())
+    cfg = _fwd_cfg(n, x.element_size())
     pdl = _pdl(x.device)
     rs = rstd.view(-1) if return_rstd else y2
     with _device_ctx(x.device):
-        if cfg["kind"] == "chunked":
+        if cfg["kind"] == "split":
+            _fwd_split[(triton.cdiv(n_rows, cfg["ROWS"]),)](
+                x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"], B2=cfg["B2"],
+                B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_RSTD=return_rstd, I64=i64, num_warps=cfg["num_warps"],
+                num_stages=1, **_pdl_kw(pdl))
+        elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_RSTD=return_rstd, I64=i64,
                                     num_warps=cfg["num_warps"], **_pdl_kw(pdl))
@@ -494,7 +702,7 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
                 ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], STORE_RSTD=return_rstd, I64=i64,
-                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+                LATE_W=bool(cfg.get("LATE_W", False)), num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
             if not return_rstd and not i64:
                 _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, float(eps), ydt)
     return (y, rstd) if return_rstd else y
@@ -512,7 +720,7 @@ def _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, eps, ydt):
         if torch.cuda.is_current_stream_capturing():
             return
         _raw_stream = torch._C._cuda_getCurrentRawStream
-        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl)
+        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl, bool(cfg.get("LATE_W", False)))
         y_b = torch.empty_like(y2)
         ck.run(triton.cdiv(n_rows, cfg["ROWS"]), 1, 1, _raw_stream(x2.get_device()), ck.function,
                ck.packed_metadata, None, None, None, x2.data_ptr(), w.data_ptr(), y_b.data_ptr(), y_b.data_ptr(),
@@ -549,13 +757,18 @@ def rmsnorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rs
             raise ValueError(f"rmsnorm_backward: rstd has {rstd.numel()} elements, x has {n_rows} rows")
         rstd = rstd.reshape(-1).to(torch.float32).contiguous()
     w = weight.contiguous()
-    cfg = bwd_config(n, x.element_size())
+    cfg = _bwd_cfg(n, x.element_size())
     i64 = _i64(x2, dy2, dx2)
     rs = rstd if rstd is not None else w
+    if programs is not None and (not isinstance(programs, int) or programs < 1):
+        raise ValueError(f"rmsnorm_backward: programs must be a positive int, got {programs!r}")
+    if cfg.get("kind") == "long":
+        return _backward_long(dy2, x2, w, rstd, rs, dx, dx2, n, n_rows, i64, cfg, float(eps), programs)
     consts = dict(N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], HAS_RSTD=rstd is not None,
                   I64=i64, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(_pdl(x.device)))
     with _device_ctx(x.device):
-        key = (n, x.dtype, w.dtype, x.device, rstd is not None, i64, x2.stride(0) % 16, dy2.stride(0) % 16)
+        key = (n, x.dtype, w.dtype, x.device, rstd is not None, i64, x2.stride(0) % 16, dy2.stride(0) % 16,
+               tuple(sorted(cfg.items())))
 
         def probe_args():
             part0 = torch.empty(4, dtype=torch.float32, device=x.device)
@@ -578,4 +791,32 @@ def rmsnorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, rs
             bp, bn, rw = reduce_config(n, p)
             _reduce[(triton.cdiv(n, bn),)](part, dw, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw,
                 **_pdl_kw(_pdl(x.device)))
+    return dx, dw
+
+
+def _backward_long(dy2, x2, w, rstd, rs, dx, dx2, n, n_rows, i64, cfg, eps, programs):
+    """The long-row backward (`_bwd_long` then `_reduce`): P = SMs x long_ctas programs (or
+    `programs`), never more than rows; partial rows always in a float32 buffer [P, hidden]."""
+    block = int(cfg["BLOCK"])
+    if block < 16 or block & (block - 1):
+        raise ValueError(f"rmsnorm_backward: the long kind's BLOCK must be a power of two >= 16, got {block}")
+    device = x2.device
+    if programs is None:
+        # at most the programs of this many warps that one SM can hold (64 warps), so that the
+        # persistent grid is one wave
+        ctas = cfg.get("CTAS") or min(long_ctas(n, x2.element_size(), _sm_count(device)),
+                                      max(1, 64 // int(cfg["num_warps"])))
+        programs = _sm_count(device) * ctas
+    p = max(1, min(programs, n_rows))
+    rows_per_prog = triton.cdiv(n_rows, p)
+    p = triton.cdiv(n_rows, rows_per_prog)
+    part = torch.empty((p, n), dtype=torch.float32, device=device)
+    dw = torch.empty_like(w)
+    pdl = _pdl(device)
+    with _device_ctx(device):
+        _bwd_long[(p,)](dy2, x2, w, rs, dx2, part, n_rows, rows_per_prog, dy2.stride(0), x2.stride(0),
+                        dx2.stride(0), eps, N=n, BLOCK=block, HAS_RSTD=rstd is not None, I64=i64,
+                        num_warps=int(cfg["num_warps"]), num_stages=int(cfg.get("num_stages", 1)), **_pdl_kw(pdl))
+        bp, bn, rw = reduce_config(n, p)
+        _reduce[(triton.cdiv(n, bn),)](part, dw, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw, **_pdl_kw(pdl))
     return dx, dw

@@ -197,3 +197,61 @@ def test_forward_matches_eager_baselines_closely():
         lo = KR["layernorm"].layernorm(x, w, b, 1e-5).float()
         lt = torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5).float()
         assert float((lo - lt).abs().max()) <= 2 ** -6 * float(lt.abs().max())
+
+
+# the long-row backward (no row in registers) and the split forward, with the configurations
+# lab/norms/sweep2.py times (pipelining stages, chunks, programs per SM): correct before timed
+LONG_CFGS = [None,
+             {"kind": "long", "BLOCK": 2048, "ROWS": 1, "MASK_COLS": True, "num_warps": 8, "num_stages": 3, "CTAS": None},
+             {"kind": "long", "BLOCK": 4096, "ROWS": 1, "MASK_COLS": True, "num_warps": 16, "num_stages": 2, "CTAS": 2},
+             {"kind": "long", "BLOCK": 8192, "ROWS": 1, "MASK_COLS": True, "num_warps": 16, "num_stages": 1, "CTAS": 4},
+             {"kind": "long", "BLOCK": 8192, "ROWS": 1, "MASK_COLS": True, "num_warps": 32, "num_stages": 2, "CTAS": None}]
+
+
+@pytest.mark.parametrize("family", ["rmsnorm", "layernorm"])
+def test_long_backward_vs_float64_deterministic_row_independent(family):
+    kr = KR[family]
+    try:
+        for rows, hidden, dtype in ((300, 16384, "bfloat16"), (37, 32768, "float32"), (5, 40000, "float16"),
+                                    (1000, 9000, "bfloat16"), (2048, 32768, "bfloat16")):
+            case = _case(family, "backward", rows, hidden, dtype)
+            inputs = PKG[family].family.make_inputs(case, 7, DEV)
+            ref = PKG[family].family.reference(case, inputs)
+            el = inputs["x"].element_size()
+            assert kr.bwd_config(hidden, el)["kind"] == "long"
+            for cfg in LONG_CFGS if hidden in (16384, 32768) else LONG_CFGS[:1]:
+                kr.OVERRIDE.pop(("bwd", hidden, el), None)
+                if cfg:
+                    kr.OVERRIDE[("bwd", hidden, el)] = cfg
+                out = _run(family, case, inputs)
+                torch.cuda.synchronize()
+                _check(family, case, out, ref)
+                again = _run(family, case, inputs)
+                assert all(torch.equal(out[k], again[k]) for k in out), f"{family} {case.id} {cfg}: not deterministic"
+                r = rows // 2
+                one = {k: (v[r:r + 1] if v.dim() and v.shape[0] == rows and k != "weight" else v)
+                       for k, v in inputs.items()}
+                assert torch.equal(_run(family, case, one)["dx"][0], out["dx"][r]), f"{family} {case.id} {cfg}"
+            kr.OVERRIDE.pop(("bwd", hidden, el), None)
+    finally:
+        kr.OVERRIDE.clear()
+
+
+def test_split_forward_vs_float64_and_cuda_graph():
+    for family in ("rmsnorm", "layernorm"):
+        kr = KR[family]
+        for rows, hidden, dtype in ((257, 7168, "bfloat16"), (64, 768, "float16"), (33, 9000, "float32"),
+                                    (4096, 5120, "bfloat16")):
+            case = _case(family, "forward", rows, hidden, dtype)
+            inputs = PKG[family].family.make_inputs(case, 8, DEV)
+            assert kr.fwd_config(hidden, inputs["x"].element_size())["kind"] == "split"
+            out = _run(family, case, inputs)
+            _check(family, case, out, PKG[family].family.reference(case, inputs))
+            graph = torch.cuda.CUDAGraph()
+            _run(family, case, inputs)
+            torch.cuda.synchronize()
+            with torch.cuda.graph(graph):
+                y = _run(family, case, inputs)["y"]
+            graph.replay()
+            torch.cuda.synchronize()
+            assert torch.equal(y, out["y"])

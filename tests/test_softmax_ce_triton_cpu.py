@@ -69,13 +69,80 @@ def test_softmax_plan_splits_long_rows_and_few_rows():
     assert sm.plan(32000, 4096, max_row=sm.MAX_ROW_BWD)["SPLIT"] == 4  # the backward holds two rows
     big = sm.plan(262144, 4096)
     assert big["SPLIT"] > 1 and big["BLOCK"] * big["SPLIT"] >= 262144 and big["BLOCK"] <= sm.SPLIT_BLOCK
-    few = sm.plan(262144, 1)
-    assert few["SPLIT"] > big["SPLIT"] and few["BLOCK"] >= sm.MIN_SPLIT_BLOCK
-    assert few["SPLIT"] <= 4 * 132
+    assert sm.plan(8192, 1)["SPLIT"] > 1  # a short row splits when rows are too few to fill the GPU
     for n, rows in [(128256, 8192), (151936, 64), (32000, 1), (4097, 5)]:
         p = sm.plan(n, rows)
         assert (p["SPLIT"] - 1) * p["BLOCK"] < n <= p["SPLIT"] * p["BLOCK"]  # no empty part
         assert p["SPLIT_P2"] >= p["SPLIT"] and p["num_warps"] in (1, 2, 4, 8, 16, 32)
+
+
+@pytest.mark.parametrize("kind,max_row", [("forward", "MAX_ROW"), ("backward", "MAX_ROW_BWD")])
+@pytest.mark.parametrize("elem", [2, 4])
+def test_softmax_long_row_layout_follows_cols_only(kind, max_row, elem):
+    """The one-read long-row layout: chosen exactly for rows over max_row, the same for every
+    row count (a row's bits do not depend on the row count), parts of LONG[kind, elem]
+    columns, SPLIT never above the SM count (the exchange's progress condition)."""
+    limit = getattr(sm, max_row)
+    block, warps = sm.LONG[(kind, elem)]
+    for n in (limit + 1, 32000, 128256, 131071, 151936, 262144, 1 << 20, 3_000_001):
+        cfgs = [sm.plan(n, rows, 132, None, elem, kind) for rows in (1, 2, 16, 64, 131, 4096, 10**6)]
+        if n <= limit:  # whole rows (split only when the rows are too few): not this rule's
+            assert cfgs[-1]["SPLIT"] == 1
+            continue
+        assert all(c == cfgs[0] for c in cfgs), (n, cfgs)
+        c = cfgs[0]
+        assert 1 < c["SPLIT"] <= 132 and c["SPLIT_P2"] >= c["SPLIT"]
+        assert (c["SPLIT"] - 1) * c["BLOCK"] < n <= c["SPLIT"] * c["BLOCK"]
+        if -(-n // block) <= 132:
+            assert (c["BLOCK"], c["num_warps"]) == (min(block, triton.next_power_of_2(n)), warps)
+    # fewer SMs: bigger parts, never more parts than SMs
+    for sms in (1, 8, 16, 78):
+        c = sm.plan(262144, 4096, sms, None, elem, kind)
+        assert c["SPLIT"] <= max(sms, 1) and c["SPLIT"] * c["BLOCK"] >= 262144
+    # rows at or below max_row with enough rows: one program per row, never the split
+    for n in (1024, 8192, limit):
+        assert sm.plan(n, 4096, 132, None, elem, kind)["SPLIT"] == 1
+
+
+def test_softmax_long_rows_bits_do_not_depend_on_row_count():
+    """The split layout (here the interpreter's two-phase form of it) gives a row the same bits
+    alone and among others, and matches float64, with -inf entries, a part all -inf and an all
+    -inf row."""
+    n = sm.MAX_ROW + 7 * 1000 + 3  # 39771: 5 parts of 8192 (fp32: 10 of 4096)
+    g = torch.Generator().manual_seed(31)
+    x = torch.randn(4, n, generator=g) * 4 - 3
+    x[0, ::97] = -math.inf
+    x[1, 4096:8192] = -math.inf  # a whole part (fp32 4096-column parts) of -inf: its s_i is 0
+    x[3] = -math.inf
+    y = sm.softmax_forward(x)
+    ref = torch.softmax(x[:3].double(), -1)
+    assert _rel(y[:3], ref) < 1e-6
+    assert (y[0, ::97] == 0).all() and (y[1, 4096:8192] == 0).all()
+    assert torch.isnan(y[3]).all()
+    for r in range(3):
+        assert torch.equal(sm.softmax_forward(x[r:r + 1].clone()), y[r:r + 1])
+    assert torch.equal(sm.softmax_forward(x[:2].clone()), y[:2])
+    dy = torch.randn(3, n, generator=g)
+    yy = y[:3].contiguous()
+    dx = sm.softmax_backward(yy, dy)
+    yd = yy.double()
+    assert _rel(dx, yd * (dy.double() - (yd * dy.double()).sum(-1, keepdim=True))) < 1e-5
+    assert torch.equal(sm.softmax_backward(yy[1:2].clone(), dy[1:2].clone()), dx[1:2])
+
+
+def test_softmax_pair_slot_keeps_both_floats():
+    """The forward's packed exchange word round-trips m_i (any float: -inf, negative, NaN)
+    and s_i (+0, positive, NaN), and a published word is never the workspace's zero."""
+    vals_m = torch.tensor([-math.inf, -3.5, 0.0, 7.25, 3e38, math.nan, -0.0, 1e-40])
+    vals_s = torch.tensor([0.0, 1.0, 8191.99, 2.5e-30, 1e-42, math.nan, 4096.0, 1.0])
+    mb = vals_m.view(torch.int32).to(torch.int64) << 32
+    sb = (vals_s.view(torch.int32).to(torch.int64) & 0x7FFFFFFF) | 0x80000000
+    word = mb | sb
+    assert (word != 0).all() and ((word >> 31) & 1 == 1).all()
+    back_m = (word >> 32).to(torch.int32).view(torch.float32)
+    back_s = (word & 0x7FFFFFFF).to(torch.int32).view(torch.float32)
+    assert torch.equal(back_m.view(torch.int32), vals_m.view(torch.int32))
+    assert torch.equal(back_s[~vals_s.isnan()], vals_s[~vals_s.isnan()]) and back_s[vals_s.isnan()].isnan().all()
 
 
 def test_softmax_edge_cases():

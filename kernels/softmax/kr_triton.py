@@ -18,11 +18,21 @@ of the shape (no table of workloads):
   publishes its partial statistics (forward: its max m_i and sum s_i = sum exp(x - m_i), the
   online-softmax pair; backward: its partial sum of y * dy), waits for its siblings', combines
   them in a fixed order (so every part of a row computes bit-identical statistics) and writes
-  its block. The exchange goes through a small int64 workspace that is all zeros between calls:
-  each value travels with its flag in ONE atomic exchange ((1 << 32) | float32 bits), so no
-  fence is needed; the last program of a row to finish zeroes the row's slots again. Forward
-  progress needs the SPLIT programs of a row to be co-resident or dispatched in program order
-  (true on NVIDIA GPUs with SPLIT at most a few times the SM count; `plan()` keeps it below).
+  its block. The exchange goes through a small int64 workspace that is all zeros between calls,
+  one 64-bit slot per part, written by ONE atomic exchange that carries value and flag together
+  (so no fence is needed): backward (1 << 32) | float32 bits of the partial dot product;
+  forward the pair packed as (bits of m_i) << 32 | bits of s_i with s_i's sign bit (always 0:
+  s_i >= 0) forced to 1 as the flag (`_publish_pair`). The last program of a row to finish
+  zeroes the row's slots again. Long rows (over MAX_ROW / MAX_ROW_BWD) take a layout that
+  depends on (cols, element size, SM count) only, so a row's bits do not depend on the row
+  count.
+
+  Forward progress: SPLIT <= SM count (`plan()` enforces it) and blocks dispatched in
+  program-id order, as NVIDIA GPUs do. Then the lowest row R with a resident program always
+  completes: every row below it has finished; if one of R's parts is not yet dispatched, no
+  later row's part is either (order), so fewer than SPLIT <= SMs programs are resident and
+  the next part of R gets a slot (every SM holds at least one program); once all of R's parts
+  are resident they all publish and all get past their wait.
 
 Under TRITON_INTERPRET=1 (CPU tests) programs run one after the other, so a program cannot
 wait for a later one: the split layout then runs as two launches of the same kernel (PHASE 1
@@ -45,7 +55,18 @@ MAX_ROW = 32768  # the longest row one forward program keeps whole in registers
 # the backward holds two rows (y, dy): at 32768 columns on 32 warps it spills (sm_90, ptxas of
 # triton 3.9: 64 registers a thread and a 64-200 byte stack), at 16384 on 16 warps it does not
 MAX_ROW_BWD = 16384
-SPLIT_BLOCK = 8192  # columns per program of a split row (about 64 kB of bf16 in and out)
+# The long-row layout (rows over MAX_ROW / MAX_ROW_BWD): (kind, element size) -> (BLOCK, warps).
+# Chosen for residency (lab/softmax/aot_check.py, sm_90, ptxas of triton 3.9: registers a thread
+# -> programs per SM -> columns held per SM while programs wait for their siblings' partials):
+# forward bf16 8192 on 8 warps 48 registers, 5 programs, 40960 columns an SM (the first
+# version's 8192 on 16 warps: 2 programs, 16384); fp32 4096 on 8 warps 32 registers, 8
+# programs; backward bf16 4096 on 4 warps 88 registers, 5 programs; fp32 2048 on 4 warps 56,
+# 9 programs. fused_add_rmsnorm's split kernel found the same: one large program per SM 1.33x
+# the floor, small parts with several programs an SM 1.05x (lab/fused_add_rmsnorm/NOTES.md,
+# versions 6-7). Not yet measured here: lab/softmax/sweep2.py decides (NOTES.md, 2026-12-02).
+LONG = {("forward", 2): (8192, 8), ("forward", 4): (4096, 8),
+        ("backward", 2): (4096, 4), ("backward", 4): (2048, 4)}
+SPLIT_BLOCK = 8192  # the largest long-row part at 2-byte elements (tests read it)
 MIN_SPLIT_BLOCK = 2048  # never split a row finer than this (few-row workloads)
 ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
 
@@ -64,6 +85,31 @@ def _gather(slots, k, kmask, WAIT: tl.constexpr):
         while tl.min((got >> 32).to(tl.int32), axis=0) == 0:
             got = tl.load(slots + k, mask=kmask, other=0x100000000, volatile=True)
     return got.to(tl.int32).to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def _publish_pair(slots, idx, mx, s):
+    """The forward's partial (max m_i, sum s_i = sum exp(x - m_i)) in ONE 64-bit atomic exchange:
+    high word the bits of m_i, low word the bits of s_i with bit 31 (s_i's sign) forced to 1 as
+    the flag. s_i is a sum of exponentials, +0 or positive (or NaN from a NaN input), so its
+    sign bit carries nothing: the reader clears it and gets s_i back (a NaN stays a NaN). A
+    published word always has bit 31 set, the workspace's zeros never do."""
+    hi = mx.to(tl.int32, bitcast=True).to(tl.int64) << 32
+    lo = (s.to(tl.int32, bitcast=True).to(tl.int64) & 0x7FFFFFFF) | 0x80000000
+    tl.atomic_xchg(slots + idx, hi | lo, sem="relaxed")
+
+
+@triton.jit
+def _gather_pairs(slots, k, kmask, WAIT: tl.constexpr):
+    """The SPLIT_P2 (m_i, s_i) pairs of a row, waiting until all SPLIT are flagged (bit 31);
+    masked lanes read as flagged zeros (callers mask them out)."""
+    got = tl.load(slots + k, mask=kmask, other=0x80000000, volatile=True)
+    if WAIT:
+        while tl.min(((got >> 31) & 1).to(tl.int32), axis=0) == 0:
+            got = tl.load(slots + k, mask=kmask, other=0x80000000, volatile=True)
+    pm = (got >> 32).to(tl.int32).to(tl.float32, bitcast=True)
+    ps = (got & 0x7FFFFFFF).to(tl.int32).to(tl.float32, bitcast=True)
+    return pm, ps
 
 
 @triton.jit
@@ -100,24 +146,22 @@ def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split, N,
         inv = 1.0 / tl.sum(e, axis=0)
         tl.store(Y + yoff + cols, (e * inv).to(Y.dtype.element_ty), mask=m)
     else:
-        slots = SLOTS + row * (2 * SPLIT_P2)
+        slots = SLOTS + row * SPLIT_P2
         k = tl.arange(0, SPLIT_P2)
         kmask = k < split
         if PHASE != 2:
             ms = tl.where(mx == -float("inf"), 0.0, mx)
             s = tl.sum(tl.exp(x - ms), axis=0)
-            _publish(slots, part, mx)
-            _publish(slots, SPLIT_P2 + part, s)
+            _publish_pair(slots, part, mx, s)
         if PHASE != 1:
-            pm = _gather(slots, k, kmask, PHASE == 0)
-            ps = _gather(slots + SPLIT_P2, k, kmask, PHASE == 0)
+            pm, ps = _gather_pairs(slots, k, kmask, PHASE == 0)
             pm = tl.where(kmask, pm, -float("inf"))
             big = tl.max(pm, axis=0)
             bs = tl.where(big == -float("inf"), 0.0, big)
             total = tl.sum(tl.where(kmask, ps * tl.exp(pm - bs), 0.0), axis=0)
             inv = 1.0 / total
             tl.store(Y + yoff + cols, (tl.exp(x - bs) * inv).to(Y.dtype.element_ty), mask=m)
-            _count_out(slots, DEP, row, split, 2 * SPLIT_P2)
+            _count_out(slots, DEP, row, split, SPLIT_P2)
 
 
 @triton.jit(do_not_specialize=["stride_y", "stride_dy", "stride_dx", "split"])
@@ -176,21 +220,37 @@ def _warps(block: int) -> int:
     return 1 << (w.bit_length() - 1)
 
 
-def plan(n: int, rows: int, sms: int = 132, max_row: int = MAX_ROW) -> dict:
+def plan(n: int, rows: int, sms: int = 132, max_row: int | None = None, elem_size: int = 2,
+         kind: str = "forward") -> dict:
     """Launch configuration from the shape: BLOCK columns per program, SPLIT programs per row.
 
-    A row up to max_row long stays whole in one program, unless the rows are too few to give
-    every SM a program (then it splits, down to MIN_SPLIT_BLOCK columns per program); a longer
-    row splits into parts of about SPLIT_BLOCK columns (more parts when rows are few, so that
-    rows x parts covers the SMs twice); at most 4 x SMs parts per row, so that they can all be
-    resident at once."""
+    Rows up to max_row (default: MAX_ROW forward, MAX_ROW_BWD backward) stay whole in one
+    program, unless the rows are too few to give every SM a program (then they split, down to
+    MIN_SPLIT_BLOCK columns per program; rows of one shape class only, so the bits of such a
+    row follow its row count — unchanged from the first version).
+
+    A longer row takes the long-row layout, a function of (cols, element size, SM count) only,
+    never of the row count, so a row's bits do not depend on how many rows there are: parts of
+    LONG[kind, elem_size] = (BLOCK, warps), SPLIT = ceil(n / BLOCK), and where that would exceed
+    the SM count (rows over ~1M columns) the block doubles until SPLIT <= SMs: the progress
+    condition of the exchange (the docstring above)."""
+    if max_row is None:
+        max_row = MAX_ROW if kind == "forward" else MAX_ROW_BWD
     np2 = triton.next_power_of_2(n)
+    if n > max_row:
+        block, warps = LONG[(kind, 4 if elem_size >= 4 else 2)]
+        block = min(block, np2)
+        while -(-n // block) > max(1, sms):
+            block *= 2
+            warps = min(32, warps * 2)
+        split = -(-n // block)
+        if split > 1:
+            return {"BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
+                    "num_warps": warps}
+        return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
     want = max(1, -(-2 * sms // max(rows, 1)))  # parts per row that would fill the GPU twice
-    if n <= max_row:
-        split = 1 if rows >= sms or n < 2 * MIN_SPLIT_BLOCK else min(want, n // MIN_SPLIT_BLOCK)
-    else:
-        split = max(-(-n // SPLIT_BLOCK), min(want, n // MIN_SPLIT_BLOCK))
-    split = max(1, min(split, 4 * sms))
+    split = 1 if rows >= sms or n < 2 * MIN_SPLIT_BLOCK else min(want, n // MIN_SPLIT_BLOCK)
+    split = max(1, min(split, sms))
     if split == 1:
         return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
     block = triton.next_power_of_2(-(-n // split))
@@ -272,9 +332,9 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
         x2 = x2.contiguous()
     y2 = y.view(-1, n)
     rows = x2.shape[0]
-    cfg = plan(n, rows, _sm_count(x.device))
+    cfg = plan(n, rows, _sm_count(x.device), MAX_ROW, x.element_size(), "forward")
     with torch.cuda.device(x.device) if x.device.type == "cuda" else _nullctx():
-        _launch(_fwd, (x2, y2), (x2.stride(0), y2.stride(0)), y2, n, rows, cfg, 2)
+        _launch(_fwd, (x2, y2), (x2.stride(0), y2.stride(0)), y2, n, rows, cfg, 1)
     return y
 
 
@@ -297,7 +357,7 @@ def softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
         dy2 = dy2.contiguous()
     dx2 = dx.view(-1, n)
     rows = dy2.shape[0]
-    cfg = plan(n, rows, _sm_count(dy.device), MAX_ROW_BWD)
+    cfg = plan(n, rows, _sm_count(dy.device), MAX_ROW_BWD, dy.element_size(), "backward")
     with torch.cuda.device(dy.device) if dy.device.type == "cuda" else _nullctx():
         _launch(_bwd, (y2, dy2, dx2), (y2.stride(0), dy2.stride(0), dx2.stride(0)), dx2, n, rows, cfg, 1)
     return dx

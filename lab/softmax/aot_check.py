@@ -2,9 +2,11 @@
 each variant's registers, stack (spills) and 16-byte global accesses (ptxas and cuobjdump ship
 with the triton wheel). What costs no device time: run it before a device call.
 
-    python lab/softmax/aot_check.py
+    python lab/softmax/aot_check.py            # everything
+    python lab/softmax/aot_check.py --softmax  # the softmax long-row layouts only
 """
 import re
+import sys
 import triton
 from triton.compiler import ASTSource
 from triton.backends.compiler import GPUTarget
@@ -28,6 +30,10 @@ def comp(fn, sig, cexpr, warps, label):
         out = subprocess.run([os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump"), "-res-usage", f.name], capture_output=True, text=True).stdout
         m = re.search(r"REG:(\d+).*?STACK:(\d+).*?SHARED:(\d+).*?LOCAL:(\d+)", out)
         print(f"{label}: {m.group(0) if m else out[-300:]}")
+        if m:  # the residency model: programs per SM (64 warps, 65536 registers, 32 blocks)
+            regs = -(-int(m.group(1)) // 8) * 8
+            progs = min(64 // warps, 65536 // (regs * 32 * warps), 32)
+            print(f"   resident: {progs} programs/SM, {progs * cexpr.get('BLOCK', 0)} columns/SM")
         ptx = k.asm["ptx"]
         print("   ld.global.v4:", len(re.findall(r"ld\.global[^ ]*\.v4", ptx)), "st.global.v4:", len(re.findall(r"st\.global[^ ]*\.v4", ptx)), "local:", len(re.findall(r"\.local", ptx)))
     except Exception as e:
@@ -36,6 +42,21 @@ def comp(fn, sig, cexpr, warps, label):
 # fwd+bwd: they hold more per element), split rows in 8192 or (few rows) 2048-column parts
 FWD = [(32768, 1, 32), (8192, 16, 16), (2048, 128, 4), (1024, 1, 2)]
 BWD = [(16384, 1, 32), (8192, 16, 16), (2048, 128, 4), (1024, 1, 2)]
+# the long-row layouts of 2026-12-02 (kr_triton.LONG) and the sweep2 candidates beside them
+LONG_FWD = {"bf16": [(8192, 32, 16), (8192, 32, 4), (8192, 32, 8), (16384, 16, 8), (4096, 64, 4), (4096, 64, 2)],
+            "fp32": [(8192, 16, 16), (4096, 64, 4), (4096, 32, 8), (8192, 16, 8), (2048, 64, 2)]}
+LONG_BWD = {"bf16": [(8192, 32, 16), (8192, 32, 8), (8192, 32, 4), (4096, 64, 4), (16384, 16, 16)],
+            "fp32": [(4096, 32, 8), (4096, 32, 4), (2048, 64, 4)]}
+ONLY_SOFTMAX = "--softmax" in sys.argv
+for dt in ("bf16", "fp32"):
+  for BLOCK, P2, w in LONG_FWD[dt]:
+    comp(sm._fwd, {"X": f"*{dt}", "Y": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_x": "i32", "stride_y": "i32", "split": "i32", "N": "i32"},
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"sm fwd long {dt} B{BLOCK} P{P2} w{w}")
+  for BLOCK, P2, w in LONG_BWD[dt]:
+    comp(sm._bwd, {"Yp": f"*{dt}", "DY": f"*{dt}", "DX": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_y": "i32", "stride_dy": "i32", "stride_dx": "i32", "split": "i32", "N": "i32"},
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"sm bwd long {dt} B{BLOCK} P{P2} w{w}")
+if ONLY_SOFTMAX:
+  sys.exit(0)
 for dt in ("bf16", "fp32"):
   for BLOCK, P2, w in FWD:
     comp(sm._fwd, {"X": f"*{dt}", "Y": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_x": "i32", "stride_y": "i32", "split": "i32", "N": "i32"},

@@ -145,6 +145,69 @@ def test_softmax_split_layout_in_a_cuda_graph():
         assert torch.equal(y, ref)
 
 
+# the one-read long-row layout (kr_triton.LONG, 2026-12-02): prime and vocabulary widths
+LONG_CASES = [pytest.param(d, c, id=f"{_NAMES[d]}-{c}") for d in (torch.bfloat16, torch.float32)
+              for c in (32003, 131071, 151936, 262144)]
+
+
+@pytest.mark.parametrize("dtype,cols", LONG_CASES)
+def test_softmax_long_rows_float64_and_bits_independent_of_row_count(dtype, cols):
+    """Forward and backward of long rows: float64 reference (with -inf entries and a whole
+    exchange part of -inf), and the same bits for a row alone, among 16 and among 1500 rows."""
+    rows = 1500
+    x, g = logits(rows, cols, dtype, cols + 7)
+    x[0, ::101] = -math.inf
+    x[1, 8192:16384] = -math.inf  # a whole part at every long-row layout of bf16 and fp32
+    fwd = sm.plan(cols, rows, sm._sm_count(x.device), sm.MAX_ROW, x.element_size(), "forward")
+    y = sm.softmax_forward(x)
+    torch.cuda.synchronize()
+    ref = torch.softmax(x[:8].double(), -1)
+    assert norm_ok(y[:8], ref, dtype) and elem_ok(y[:8], ref, dtype, 1e-4 / cols)
+    assert (y[0, ::101] == 0).all() and (y[1, 8192:16384] == 0).all()
+    for lo, hi in ((0, 1), (1, 2), (5, 21), (rows - 1, rows)):
+        assert torch.equal(sm.softmax_forward(x[lo:hi].clone()), y[lo:hi]), (lo, hi, fwd)
+    dy = torch.randn(rows, cols, device="cuda", generator=g).to(dtype)
+    dx = sm.softmax_backward(y, dy)
+    yd = y[:8].double()
+    dref = yd * (dy[:8].double() - (yd * dy[:8].double()).sum(-1, keepdim=True))
+    assert norm_ok(dx[:8], dref, dtype, 4.0) and elem_ok(dx[:8], dref, dtype, 1e-3 / cols)
+    for lo, hi in ((0, 1), (3, 19), (rows - 1, rows)):
+        assert torch.equal(sm.softmax_backward(y[lo:hi].clone(), dy[lo:hi].clone()), dx[lo:hi])
+    assert torch.equal(sm.softmax_forward(x), y) and torch.equal(sm.softmax_backward(y, dy), dx)
+
+
+def test_softmax_long_rows_many_rows_complete_and_replay_in_a_cuda_graph():
+    """4096 x 262144 bf16 (the workload furthest from the floor; 32 parts a row, 131072
+    programs) completes; a graph of forward + backward over 1024 x 131071 replays bit-identical
+    to the eager calls (the workspace is zero again after every call)."""
+    big, _ = logits(4096, 262144, torch.bfloat16, 11)
+    yb = sm.softmax_forward(big)
+    torch.cuda.synchronize()
+    idx = torch.tensor([0, 1, 2047, 4095], device="cuda")
+    ref = torch.softmax(big[idx].double(), -1)
+    assert norm_ok(yb[idx], ref, torch.bfloat16) and elem_ok(yb[idx], ref, torch.bfloat16, 1e-4 / 262144)
+    del big, yb
+    x, g = logits(1024, 131071, torch.bfloat16, 12)
+    dy = torch.randn(1024, 131071, device="cuda", generator=g).to(torch.bfloat16)
+    y_ref = sm.softmax_forward(x)
+    dx_ref = sm.softmax_backward(y_ref, dy)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        sm.softmax_backward(sm.softmax_forward(x), dy)  # warm-up
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            y = sm.softmax_forward(x)
+            dx = sm.softmax_backward(y, dy)
+    for _ in range(5):
+        y.fill_(float("nan"))
+        dx.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(y, y_ref) and torch.equal(dx, dx_ref)
+    assert torch.equal(sm.softmax_forward(x), y_ref)  # eager again after the replays
+
+
 def ce_ref(x, t, ii=-100):
     xg = x.double().clone().requires_grad_(True)
     loss = F.cross_entropy(xg, t, ignore_index=ii)

@@ -1,0 +1,278 @@
+"""Sweep 2 (NOTES.md, 2026-12-02: one-read long rows): the long-row layouts of kr_triton
+(parts of BLOCK columns on W warps, SPLIT = ceil(cols / BLOCK)) timed beside the first
+version's layout (8192 columns on 16 warps, `v1`), torch.softmax, Liger and torch.compile,
+under the runner's own protocol (`site_builder.runner.measure.measure_one`: correctness
+gate first, then cold-L2 CUDA-graph device time and end-to-end time), as
+lab/fused_add_rmsnorm/runner_sweep.py does.
+
+Workloads: the family record's workloads with cols > 16384 (the long rows), then random shapes
+drawn with the tune seed (31): the softmax family has no random-shape hook
+(kernels/softmax/shapes.py does not exist), so `random_shapes()` below draws them (cols
+uniform in [16385, 300000], with the primes 131071 and 65521 forced in; rows from
+{1, 7, 64, 512, 4096}, at most 2 GB a tensor; bf16 or fp32; forward or backward).
+
+SWEEP_BUDGET (seconds, default 240): no measurement starts after it; JSON and a markdown
+table are written after every workload (a cut-short call keeps what it measured).
+
+    python lab/softmax/sweep2.py --out "$OUT"            # on the GPU
+    python lab/softmax/sweep2.py --out /tmp/s2 --dry-run  # here: the plan of the sweep only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+FAMILY = "softmax"
+TUNE_SEED = 31
+PEERS = ["torch-softmax", "liger-softmax", "softmax-torch-compile"]
+SHORT_NAMES = {"torch-softmax": "torch", "liger-softmax": "liger", "softmax-torch-compile": "compile"}
+
+# Candidates: name -> {(kind, elem_size): (BLOCK, warps)} replacing kr_triton.LONG, plus optional
+# MAX_ROW (forward: rows above it split; 16384 sends bf16 32000 through the split layout).
+V1 = {("forward", 2): (8192, 16), ("forward", 4): (8192, 16),
+      ("backward", 2): (8192, 16), ("backward", 4): (8192, 16)}
+CANDS: dict[str, dict] = {
+    "v1": {"LONG": V1},
+    "model": {},  # kr_triton.LONG as committed
+    "b8k-w4": {"LONG": {("forward", 2): (8192, 4), ("forward", 4): (4096, 4),
+                        ("backward", 2): (8192, 8), ("backward", 4): (4096, 8)}},
+    "b4k-w4": {"LONG": {("forward", 2): (4096, 4), ("forward", 4): (2048, 4),
+                        ("backward", 2): (4096, 4), ("backward", 4): (2048, 4)}},
+    "b16k-w8": {"LONG": {("forward", 2): (16384, 8), ("forward", 4): (8192, 8),
+                         ("backward", 2): (8192, 8), ("backward", 4): (4096, 8)}},
+    "b4k-w2": {"LONG": {("forward", 2): (4096, 2), ("forward", 4): (2048, 2),
+                        ("backward", 2): (4096, 8), ("backward", 4): (2048, 8)}},
+    "model-max16k": {"MAX_ROW": 16384},  # forward bf16/fp32 32000 split too
+}
+
+
+def random_shapes(n: int, seed: int = TUNE_SEED) -> list[dict]:
+    rng = random.Random(seed)
+    out = []
+    forced = [131071, 65521]
+    for i in range(n):
+        cols = forced[i] if i < len(forced) else rng.randint(16385, 300000)
+        dtype = rng.choice(["bfloat16", "float32"])
+        kind = rng.choice(["forward", "backward"])
+        es = 4 if dtype == "float32" else 2
+        rows = rng.choice([1, 7, 64, 512, 4096])
+        while rows > 1 and rows * cols * es > 2 << 30:
+            rows //= 2
+        short = {"bfloat16": "bf16", "float32": "fp32"}[dtype]
+        out.append({"id": f"x-{kind[:3]}-r{rows}-c{cols}-{short}", "rows": rows, "cols": cols,
+                    "dtype": dtype, "kind": kind})
+    return out
+
+
+def workloads(record, n_random: int) -> list:
+    from site_builder.records.schema import Workload
+    from site_builder.runner.bench import family_variant
+    from site_builder.runner.family import Case
+
+    mine = [w for w in record.workloads if w.sizes["cols"] > 16384]
+    mine.sort(key=lambda w: w.sizes["rows"] < 4096)  # the many-row ones (furthest from the floor) first
+    extra = [Workload(**w) for w in random_shapes(n_random)]
+    fam = family_variant(record, {}, extra) if extra else record
+    return [Case.from_record(fam, w) for w in mine + extra]
+
+
+def set_candidate(kr, base: dict, cand: dict) -> None:
+    kr.LONG.clear()
+    kr.LONG.update(base["LONG"])
+    kr.LONG.update(cand.get("LONG", {}))
+    kr.MAX_ROW = cand.get("MAX_ROW", base["MAX_ROW"])
+    kr.MAX_ROW_BWD = cand.get("MAX_ROW_BWD", base["MAX_ROW_BWD"])
+
+
+def floor_us(case, bandwidth_gbps: float) -> float:
+    es = 4 if case.dtype == "float32" else 2
+    tensors = 2 if case.kind == "forward" else 3
+    return tensors * case["rows"] * case["cols"] * es / (bandwidth_gbps * 1e3)
+
+
+def table(report: dict) -> str:
+    bw = report["bandwidth_gbps"]
+    names = report["names"]
+    lines = [f"sweep2: device µs (median over rounds), floor at {bw:.0f} GB/s; best kr candidate in bold",
+             "", "| workload | floor | " + " | ".join(SHORT_NAMES.get(n, n) for n in names)
+             + " | best kr | best kr / floor | best kr / fastest peer |",
+             "|" + "---|" * (len(names) + 5)]
+    for wid, per in report["times"].items():
+        med = {n: statistics.median(v["device"]) for n, v in per.items() if v.get("device")}
+        kr = {n: t for n, t in med.items() if n in CANDS}
+        peers = {n: t for n, t in med.items() if n not in CANDS}
+        best = min(kr, key=kr.get) if kr else None
+        fl = report["floors"][wid]
+        cells = []
+        for n in names:
+            if n in med:
+                cell = f"{med[n]:.1f}"
+                cells.append(f"**{cell}**" if n == best else cell)
+            elif per.get(n, {}).get("same_as"):
+                cells.append(f"= {per[n]['same_as']}")
+            else:
+                cells.append(per.get(n, {}).get("status", "—"))
+        ratio_peer = f"{kr[best] / min(peers.values()):.3f}" if best and peers else "—"
+        lines.append(f"| {wid} | {fl:.1f} | " + " | ".join(cells) + f" | {best or '—'} | "
+                     + (f"{kr[best] / fl:.3f}" if best else "—") + f" | {ratio_peer} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--random", type=int, default=6, help="random shapes (tune seed 31)")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--cands", default=",".join(CANDS), help="comma list of candidate names")
+    ap.add_argument("--peers", default=",".join(PEERS))
+    ap.add_argument("--dry-run", action="store_true", help="print the plan (no GPU needed)")
+    args = ap.parse_args()
+    budget = float(os.environ.get("SWEEP_BUDGET", "240"))
+    t0 = time.monotonic()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    from site_builder.records.load import load_catalog
+    from site_builder.runner.families import KERNELS_ROOT, import_module, load_family
+
+    record = load_catalog(ROOT / "records").families[FAMILY]
+    family = load_family(KERNELS_ROOT, FAMILY)
+    kr = import_module(FAMILY, "kr_triton")  # the runner's copy: the one its implementation calls
+    base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD}
+    cands = [c for c in args.cands.split(",") if c]
+    for c in cands:
+        if c not in CANDS:
+            raise SystemExit(f"sweep2: unknown candidate {c!r}; known: {', '.join(CANDS)}")
+    peers = [p for p in args.peers.split(",") if p]
+    cases = workloads(record, args.random)
+    names = cands + peers
+
+    if args.dry_run:
+        for case in cases:
+            es = 4 if case.dtype == "float32" else 2
+            line = [f"{case.id} ({case.kind}, {case['rows']}x{case['cols']} {case.dtype}):"]
+            for c in cands:
+                set_candidate(kr, base, CANDS[c])
+                limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
+                p = kr.plan(case["cols"], case["rows"], 132, limit, es, case.kind)
+                line.append(f"{c}=B{p['BLOCK']}xS{p['SPLIT']}/w{p['num_warps']}")
+            print(" ".join(line))
+        set_candidate(kr, base, {})
+        print(f"{len(cases)} workloads x {len(names)} implementations x {args.rounds} rounds; budget {budget:.0f} s")
+        return
+
+    import torch
+
+    from site_builder.runner import measure as m
+    from site_builder.runner.measure import measure_one
+    from site_builder.runner.protocol import GPU_SETTINGS
+
+    device = torch.device("cuda")
+    props = torch.cuda.get_device_properties(device)
+    job = {"protocol": GPU_SETTINGS, "seed": 1234, "l2_bytes": props.L2_cache_size, "device": "cuda",
+           "timing_cpu": m.pick_timing_cpu()}
+    bw = float(os.environ.get("COPY_GBPS", "0")) or _copy_bandwidth(torch)
+    kr_impl = family.registry["kr-triton-softmax"]
+    report = {"bandwidth_gbps": bw, "names": names, "cands": {c: _jsonable(CANDS[c]) for c in cands},
+              "base": _jsonable(base), "timing_cpu": job["timing_cpu"], "budget_s": budget,
+              "times": {}, "floors": {}, "stopped": None}
+    for case in cases:
+        report["floors"][case.id] = floor_us(case, bw)
+        report["times"][case.id] = {n: {"device": [], "e2e": []} for n in names}
+    seen: dict = {}
+    try:
+        # torch.compile (a compile per shape: the slowest) after everything else, so that a
+        # call cut short by SWEEP_BUDGET loses it first
+        slow = [n for n in names if n == "softmax-torch-compile"]
+        groups = [[n for n in names if n not in slow]] + ([slow] if slow else [])
+        for rnd in range(args.rounds):
+          for group in groups:
+            for case in cases:
+                order = group[rnd % len(group):] + group[:rnd % len(group)]
+                for name in order:
+                    if time.monotonic() - t0 > budget:
+                        report["stopped"] = f"SWEEP_BUDGET {budget:.0f} s reached before {case.id} {name} (round {rnd})"
+                        raise StopIteration
+                    if name in CANDS:
+                        set_candidate(kr, base, CANDS[name])
+                        impl = kr_impl
+                        sig = _plan_sig(kr, case)
+                        twin = seen.setdefault(case.id, {}).get(sig)
+                        if twin is not None:  # the same launch as a candidate measured already
+                            report["times"][case.id][name]["same_as"] = twin
+                            continue
+                        seen[case.id][sig] = name
+                    else:
+                        impl = family.registry[name]
+                    res = measure_one(family, impl, case, job)
+                    cell = report["times"][case.id][name]
+                    if res.get("status") != "ok":
+                        cell["status"] = res.get("status")
+                        cell["error"] = (res.get("error") or "")[:300]
+                        print(f"{case.id} {name}: {res.get('status')} {cell['error'][:160]}", flush=True)
+                    else:
+                        cell["device"].append(res["device_us"]["median"])
+                        cell["e2e"].append(res["e2e_us"]["median"])
+                        print(f"{case.id} {name}: {res['device_us']['median']:.2f} µs "
+                              f"({res['device_us']['median'] / report['floors'][case.id]:.3f}x floor)", flush=True)
+                    if res.get("fatal"):
+                        report["stopped"] = f"fatal after {case.id} {name}"
+                        raise StopIteration
+                m.sync(device)
+                torch.cuda.empty_cache()
+                _write(out, report)
+    except StopIteration:
+        pass
+    finally:
+        set_candidate(kr, base, {})
+    report["elapsed_s"] = round(time.monotonic() - t0, 1)
+    _write(out, report)
+    print(table(report))
+    print(report["stopped"] or "all measured", f"in {report['elapsed_s']} s")
+
+
+def _plan_sig(kr, case) -> tuple:
+    es = 4 if case.dtype == "float32" else 2
+    limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
+    return tuple(sorted(kr.plan(case["cols"], case["rows"], kr._sm_count(__import__("torch").device("cuda")),
+                                limit, es, case.kind).items()))
+
+
+def _copy_bandwidth(torch) -> float:
+    """GB/s of a device-to-device copy of 1 GiB (read + write), median of 10."""
+    a = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    ts = []
+    for _ in range(12):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        b.copy_(a)
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e))
+    del a, b
+    return 2 * (1 << 30) / (statistics.median(ts[2:]) * 1e-3) / 1e9
+
+
+def _jsonable(cand: dict) -> dict:
+    return {k: ({f"{kk[0]},{kk[1]}": vv for kk, vv in v.items()} if isinstance(v, dict) else v)
+            for k, v in cand.items()}
+
+
+def _write(out: Path, report: dict) -> None:
+    (out / "sweep2.json").write_text(json.dumps(report, indent=1))
+    (out / "sweep2.md").write_text(table(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -222,25 +222,34 @@ def test_model_gives_the_24_workloads_their_configurations():
 
 # the 2026-12-02 sweep's winners folded in as anchors (NOTES.md, issue 14, "Folding the
 # 2026-12-02 sweep in"): (hidden, element size) -> (rule, anchor hidden, the configuration)
-SWEEP14_FOLD = {
-    (704, 4): ("class", 704, kr._rows_cfg([1024], True, 1, 1)),
-    (582, 4): ("class", 704, kr._rows_cfg([1024], True, 1, 1)),
-    (576, 4): ("class", 704, kr._rows_cfg([1024], True, 1, 1)),
-    (2432, 4): ("class", 3456, kr._row1_cfg(2432, 16, hints=0, w_early=True)),
-    (3456, 4): ("class", 3456, kr._row1_cfg(3456, 16, hints=0, w_early=True)),
-    (82496, 4): ("class", 99563, kr._split_cfg(82496, 4096, 4, hints=0)),
-    (99563, 4): ("class", 99563, kr._split_cfg(99563, 4096, 4, hints=0)),
-    # kept (the sweep's best within its noise, or a row-count effect): the old choices
-    (9216, 4): ("class", 16384, kr._row1_cfg(9216, 32, hints=0, w_early=True)),
-    (46592, 2): ("class", 65536, kr._split_cfg(46592, 4096, 4, hints=0)),
-    (42006, 2): ("class", 65536, kr._split_cfg(42006, 4096, 4, hints=0)),
-    (103482, 2): ("class", 131072, kr._split_cfg(103482, 8192, 4, hints=0)),
-}
+def _sweep14_fold():
+    """Built when a test runs: the module-level `kr` is None where this file only spawns its
+    fresh-process copy (triton_mode)."""
+    return {
+        (704, 4): ("class", 704, kr._rows_cfg([1024], True, 1, 1)),
+        (582, 4): ("class", 704, kr._rows_cfg([1024], True, 1, 1)),
+        (576, 4): ("class", 704, kr._rows_cfg([1024], True, 1, 1)),
+        (2432, 4): ("class", 3456, kr._row1_cfg(2432, 16, hints=0, w_early=True)),
+        (3456, 4): ("class", 3456, kr._row1_cfg(3456, 16, hints=0, w_early=True)),
+        (82496, 4): ("class", 99563, kr._split_cfg(82496, 4096, 4, hints=0)),
+        (99563, 4): ("class", 99563, kr._split_cfg(99563, 4096, 4, hints=0)),
+        # kept (the sweep's best within its noise, or a row-count effect): the old choices
+        (9216, 4): ("class", 16384, kr._row1_cfg(9216, 32, hints=0, w_early=True)),
+        (46592, 2): ("class", 65536, kr._split_cfg(46592, 4096, 4, hints=0)),
+        (42006, 2): ("class", 65536, kr._split_cfg(42006, 4096, 4, hints=0)),
+        (103482, 2): ("class", 131072, kr._split_cfg(103482, 8192, 4, hints=0)),
+    }
 
 
-@pytest.mark.parametrize("key", sorted(SWEEP14_FOLD))
+SWEEP14_KEYS = [(704, 4), (582, 4), (576, 4), (2432, 4), (3456, 4), (82496, 4), (99563, 4),
+                (9216, 4), (46592, 2), (42006, 2), (103482, 2)]
+
+
+@pytest.mark.parametrize("key", sorted(SWEEP14_KEYS))
 def test_model_takes_the_issue14_sweep_winners(key):
-    rule, hidden, cfg = SWEEP14_FOLD[key]
+    fold = _sweep14_fold()
+    assert sorted(fold) == sorted(SWEEP14_KEYS)
+    rule, hidden, cfg = fold[key]
     assert kr.model_anchor(*key) == (rule, hidden)
     assert kr.model_config(*key) == cfg, (key, kr.model_config(*key))
     assert cfg["num_warps"] * 32 <= (cfg.get("BLOCK") or cfg["S"][0]) * cfg.get("ROWS", 1)

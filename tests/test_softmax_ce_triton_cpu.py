@@ -63,13 +63,13 @@ def test_softmax_forward_and_backward_match_float64(rows, cols):
     assert _rel(dx, dref) < 1e-5
 
 
-def test_softmax_plan_splits_long_rows_and_few_rows():
+def test_softmax_plan_splits_long_rows_only():
     assert sm.plan(1024, 32768)["SPLIT"] == 1
     assert sm.plan(32000, 4096)["SPLIT"] == 1
     assert sm.plan(32000, 4096, max_row=sm.MAX_ROW_BWD)["SPLIT"] == 4  # the backward holds two rows
     big = sm.plan(262144, 4096)
     assert big["SPLIT"] > 1 and big["BLOCK"] * big["SPLIT"] >= 262144 and big["BLOCK"] <= sm.SPLIT_BLOCK
-    assert sm.plan(8192, 1)["SPLIT"] > 1  # a short row splits when rows are too few to fill the GPU
+    assert sm.plan(8192, 1)["SPLIT"] == 1  # a short row stays whole even alone (bits, not row count)
     for n, rows in [(128256, 8192), (151936, 64), (32000, 1), (4097, 5)]:
         p = sm.plan(n, rows)
         assert (p["SPLIT"] - 1) * p["BLOCK"] < n <= p["SPLIT"] * p["BLOCK"]  # no empty part
@@ -102,6 +102,45 @@ def test_softmax_long_row_layout_follows_cols_only(kind, max_row, elem):
     # rows at or below max_row with enough rows: one program per row, never the split
     for n in (1024, 8192, limit):
         assert sm.plan(n, 4096, 132, None, elem, kind)["SPLIT"] == 1
+
+
+PLAN_COLS = (1, 2, 100, 1021, 2048, 4097, 8192, 9000, 16383, 16384, 16385, 32000, 32003, 32768,
+             32769, 65521, 128256, 131071, 151936, 262144, 1 << 20, 3_000_001)
+
+
+@pytest.mark.parametrize("kind", ["forward", "backward"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_softmax_plan_does_not_depend_on_row_count(kind, dtype):
+    """The layout (hence the reduction order, hence the bits of a row) is a function of
+    (cols, dtype, kind, SM count): the same at 1, 7, 64, 4096 and 65536 rows, for whole rows
+    and split rows alike, on the H200's 132 SMs and on smaller parts."""
+    elem = torch.empty(0, dtype=dtype).element_size()
+    limit = sm.MAX_ROW if kind == "forward" else sm.MAX_ROW_BWD
+    for sms in (132, 78, 16):
+        for n in PLAN_COLS:
+            cfgs = [sm.plan(n, rows, sms, None, elem, kind) for rows in (1, 7, 64, 4096, 65536)]
+            assert all(c == cfgs[0] for c in cfgs), (kind, dtype, sms, n, cfgs)
+            assert sm.plan(n, sms=sms, elem_size=elem, kind=kind) == cfgs[0]  # rows not needed
+            c = cfgs[0]
+            assert (c["SPLIT"] == 1) == (n <= limit or c["BLOCK"] >= n), (n, c)
+            assert (c["SPLIT"] - 1) * c["BLOCK"] < n <= c["SPLIT"] * c["BLOCK"]
+            assert c["SPLIT"] <= sms and c["SPLIT_P2"] >= c["SPLIT"]
+
+
+@pytest.mark.parametrize("cols", [4097, 9000])
+def test_softmax_whole_rows_bits_do_not_depend_on_row_count(cols):
+    """fp32 rows within the whole-row limit (which until 2026-12-02 split when the rows were
+    few): the same bits alone, among 7 and among 140 rows, forward and backward."""
+    g = torch.Generator().manual_seed(cols)
+    x = torch.randn(140, cols, generator=g) * 4 - 3
+    x[0, ::97] = -math.inf
+    dy = torch.randn(140, cols, generator=g)
+    y = sm.softmax_forward(x)
+    assert _rel(y, torch.softmax(x.double(), -1)) < 1e-6
+    dx = sm.softmax_backward(y, dy)
+    for lo, hi in ((0, 1), (3, 10), (139, 140)):
+        assert torch.equal(sm.softmax_forward(x[lo:hi].clone()), y[lo:hi]), (cols, lo, hi)
+        assert torch.equal(sm.softmax_backward(y[lo:hi].clone(), dy[lo:hi].clone()), dx[lo:hi])
 
 
 def test_softmax_long_rows_bits_do_not_depend_on_row_count():

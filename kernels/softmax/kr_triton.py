@@ -8,13 +8,14 @@ products in float32; the output is rounded once to the input dtype. A row whose 
 -inf gives NaN, as torch.softmax does; -inf entries elsewhere give exact zeros.
 
 One pass over memory: every element of the inputs is read once and every element of the
-output written once. Two layouts, chosen per (row length, number of rows) by `plan()`, a model
-of the shape (no table of workloads):
+output written once. Two layouts, chosen from the row length, element size and kind by
+`plan()` (never from the number of rows, so a row's bits do not depend on how many rows
+there are; no table of workloads):
 
 * one program per row, the whole row in registers (rows up to `MAX_ROW` elements forward,
-  `MAX_ROW_BWD` backward, which holds two);
-* a row split across SPLIT neighbouring programs (long rows, and any row long enough when
-  there are too few rows to fill the GPU). Each program keeps its BLOCK columns in registers,
+  `MAX_ROW_BWD` backward, which holds two), whatever the number of rows;
+* a longer row split across SPLIT neighbouring programs of `LONG[kind, element size]`
+  columns. Each program keeps its BLOCK columns in registers,
   publishes its partial statistics (forward: its max m_i and sum s_i = sum exp(x - m_i), the
   online-softmax pair; backward: its partial sum of y * dy), waits for its siblings', combines
   them in a fixed order (so every part of a row computes bit-identical statistics) and writes
@@ -23,9 +24,7 @@ of the shape (no table of workloads):
   (so no fence is needed): backward (1 << 32) | float32 bits of the partial dot product;
   forward the pair packed as (bits of m_i) << 32 | bits of s_i with s_i's sign bit (always 0:
   s_i >= 0) forced to 1 as the flag (`_publish_pair`). The last program of a row to finish
-  zeroes the row's slots again. Long rows (over MAX_ROW / MAX_ROW_BWD) take a layout that
-  depends on (cols, element size, SM count) only, so a row's bits do not depend on the row
-  count.
+  zeroes the row's slots again. The layout depends on (cols, element size, SM count) only.
 
   Forward progress: SPLIT <= SM count (`plan()` enforces it) and blocks dispatched in
   program-id order, as NVIDIA GPUs do. Then the lowest row R with a resident program always
@@ -57,17 +56,19 @@ MAX_ROW = 32768  # the longest row one forward program keeps whole in registers
 MAX_ROW_BWD = 16384
 # The long-row layout (rows over MAX_ROW / MAX_ROW_BWD): (kind, element size) -> (BLOCK, warps).
 # Chosen for residency (lab/softmax/aot_check.py, sm_90, ptxas of triton 3.9: registers a thread
-# -> programs per SM -> columns held per SM while programs wait for their siblings' partials):
-# forward bf16 8192 on 8 warps 48 registers, 5 programs, 40960 columns an SM (the first
-# version's 8192 on 16 warps: 2 programs, 16384); fp32 4096 on 8 warps 32 registers, 8
-# programs; backward bf16 4096 on 4 warps 88 registers, 5 programs; fp32 2048 on 4 warps 56,
-# 9 programs. fused_add_rmsnorm's split kernel found the same: one large program per SM 1.33x
-# the floor, small parts with several programs an SM 1.05x (lab/fused_add_rmsnorm/NOTES.md,
-# versions 6-7). Not yet measured here: lab/softmax/sweep2.py decides (NOTES.md, 2026-12-02).
-LONG = {("forward", 2): (8192, 8), ("forward", 4): (4096, 8),
+# -> programs per SM -> columns held per SM while programs wait for their siblings' partials),
+# then measured (H200 sweep 2, 2026-12-02, one round; lab/softmax/NOTES.md): forward bf16 8192
+# on 8 warps (48 registers, 5 programs, 40960 columns an SM; the first version's 8192 on 16
+# warps: 4 programs, 32768) — not re-measured at many rows (those rows of the sweep were lost);
+# forward fp32 4096 on 4 warps (62 registers, 8 programs: the residency of 4096 on 8 warps,
+# but 8 16-byte loads a thread instead of 4): the fastest at 4096 x 128256 (1106 µs against 1270
+# for 4096 on 8 warps, 1308 for the first version's 8192 on 16; 2048 on 2 warps, also 8 loads
+# a thread, 1112); backward bf16 4096 on 4 warps (88
+# registers, 5 programs) and fp32 2048 on 4 (56, 9): the fastest at 8 of the 9 long-row
+# backward workloads.
+LONG = {("forward", 2): (8192, 8), ("forward", 4): (4096, 4),
         ("backward", 2): (4096, 4), ("backward", 4): (2048, 4)}
 SPLIT_BLOCK = 8192  # the largest long-row part at 2-byte elements (tests read it)
-MIN_SPLIT_BLOCK = 2048  # never split a row finer than this (few-row workloads)
 ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
 
 
@@ -220,45 +221,40 @@ def _warps(block: int) -> int:
     return 1 << (w.bit_length() - 1)
 
 
-def plan(n: int, rows: int, sms: int = 132, max_row: int | None = None, elem_size: int = 2,
+def plan(n: int, rows: int = 0, sms: int = 132, max_row: int | None = None, elem_size: int = 2,
          kind: str = "forward") -> dict:
-    """Launch configuration from the shape: BLOCK columns per program, SPLIT programs per row.
+    """Launch configuration from the row length: BLOCK columns per program, SPLIT programs per
+    row. A function of (n, element size, kind, SM count) only; `rows` is accepted and ignored,
+    so a row's bits never depend on how many rows there are (the reduction order is fixed by
+    the layout, and the layout does not look at the row count).
 
     Rows up to max_row (default: MAX_ROW forward, MAX_ROW_BWD backward) stay whole in one
-    program, unless the rows are too few to give every SM a program (then they split, down to
-    MIN_SPLIT_BLOCK columns per program; rows of one shape class only, so the bits of such a
-    row follow its row count — unchanged from the first version).
+    program (BLOCK = next power of two, warps from ELEMS_PER_THREAD), whatever the row count.
+    (Until 2026-12-02 few rows of such lengths split across programs to fill the GPU; their
+    bits then followed the row count: the GPU test at fp32 32003 caught it. Cost of dropping
+    it: no workload of the record has fewer than 132 rows at these lengths; NOTES.md.)
 
-    A longer row takes the long-row layout, a function of (cols, element size, SM count) only,
-    never of the row count, so a row's bits do not depend on how many rows there are: parts of
-    LONG[kind, elem_size] = (BLOCK, warps), SPLIT = ceil(n / BLOCK), and where that would exceed
-    the SM count (rows over ~1M columns) the block doubles until SPLIT <= SMs: the progress
-    condition of the exchange (the docstring above)."""
+    A longer row takes the long-row layout: parts of LONG[kind, elem_size] = (BLOCK, warps),
+    SPLIT = ceil(n / BLOCK), and where that would exceed the SM count (rows over ~1M columns)
+    the block doubles until SPLIT <= SMs: the progress condition of the exchange (the
+    docstring above)."""
+    del rows  # deliberately unused (above)
     if max_row is None:
         max_row = MAX_ROW if kind == "forward" else MAX_ROW_BWD
     np2 = triton.next_power_of_2(n)
-    if n > max_row:
-        block, warps = LONG[(kind, 4 if elem_size >= 4 else 2)]
-        block = min(block, np2)
-        while -(-n // block) > max(1, sms):
-            block *= 2
-            warps = min(32, warps * 2)
-        split = -(-n // block)
-        if split > 1:
-            return {"BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
-                    "num_warps": warps}
-        return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
-    want = max(1, -(-2 * sms // max(rows, 1)))  # parts per row that would fill the GPU twice
-    split = 1 if rows >= sms or n < 2 * MIN_SPLIT_BLOCK else min(want, n // MIN_SPLIT_BLOCK)
-    split = max(1, min(split, sms))
+    whole = {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
+    if n <= max_row:
+        return whole
+    block, warps = LONG[(kind, 4 if elem_size >= 4 else 2)]
+    block = min(block, np2)
+    while -(-n // block) > max(1, sms):
+        block *= 2
+        warps = min(32, warps * 2)
+    split = -(-n // block)
     if split == 1:
-        return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
-    block = triton.next_power_of_2(-(-n // split))
-    split = -(-n // block)  # no empty parts
-    if split == 1:
-        return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
+        return whole
     return {"BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
-            "num_warps": _warps(block)}
+            "num_warps": warps}
 
 
 # The split exchange's workspace: per (device, stream) outside graph capture, all zeros between

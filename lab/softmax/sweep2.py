@@ -11,6 +11,12 @@ drawn with the tune seed (31): the softmax family has no random-shape hook
 uniform in [16385, 300000], with the primes 131071 and 65521 forced in; rows from
 {1, 7, 64, 512, 4096}, at most 2 GB a tensor; bf16 or fp32; forward or backward).
 
+Since sweep 2's first call (2026-12-02): the few-row shapes within the whole-row limit (`FEW`,
+ids f-...), where the candidate `fewsplit` (the first version's few-row split, whose bits follow
+the row count; measured only) prices the row-count-independent layout; `fwd32-w8` (the fp32
+forward LONG entry before the sweep); `--kind` / `--select` to give each device call a share
+(lab/softmax/device_sweep2.sh fwd | bwd).
+
 SWEEP_BUDGET (seconds, default 240): no measurement starts after it; JSON and a markdown
 table are written after every workload (a cut-short call keeps what it measured).
 
@@ -53,7 +59,46 @@ CANDS: dict[str, dict] = {
     "b4k-w2": {"LONG": {("forward", 2): (4096, 2), ("forward", 4): (2048, 2),
                         ("backward", 2): (4096, 8), ("backward", 4): (2048, 8)}},
     "model-max16k": {"MAX_ROW": 16384},  # forward bf16/fp32 32000 split too
+    # the fp32 forward LONG entry before sweep 2 (4096 on 8 warps; now 4096 on 4)
+    "fwd32-w8": {"LONG": {("forward", 4): (4096, 8)}},
+    # the cost of the row-count-independent layout (2026-12-02, sweep 2): the first version's
+    # rule for rows within the whole-row limit, split when the rows are too few to fill the
+    # GPU (its bits follow the row count; measured only, never shipped again)
+    "fewsplit": {"FEWSPLIT": True},
 }
+MIN_SPLIT_BLOCK = 2048  # the first version's finest few-row part
+
+# few-row shapes within the whole-row limit: where "fewsplit" differs from the model
+FEW = [("forward", 1, 32000, "bfloat16"), ("forward", 16, 32000, "bfloat16"),
+       ("forward", 64, 16384, "float32"), ("forward", 1, 8192, "float32"),
+       ("backward", 1, 16384, "bfloat16"), ("backward", 16, 16000, "float32")]
+
+
+def few_shapes() -> list[dict]:
+    short = {"bfloat16": "bf16", "float32": "fp32"}
+    return [{"id": f"f-{k[0]}wd-r{r}-c{c}-{short[d]}", "rows": r, "cols": c, "dtype": d, "kind": k}
+            for k, r, c, d in FEW]
+
+
+def fewsplit_plan(orig):
+    """kr_triton.plan with the first version's few-row rule for rows within max_row."""
+    def plan(n, rows=0, sms=132, max_row=None, elem_size=2, kind="forward"):
+        import triton
+
+        limit = max_row if max_row is not None else (orig.__globals__["MAX_ROW"] if kind == "forward"
+                                                     else orig.__globals__["MAX_ROW_BWD"])
+        if n > limit or rows >= sms or n < 2 * MIN_SPLIT_BLOCK:
+            return orig(n, rows, sms, max_row, elem_size, kind)
+        want = max(1, -(-2 * sms // max(rows, 1)))
+        split = max(1, min(want, n // MIN_SPLIT_BLOCK, sms))
+        block = triton.next_power_of_2(-(-n // split))
+        split = -(-n // block)
+        if split == 1:
+            return orig(n, rows, sms, max_row, elem_size, kind)
+        w = max(1, min(32, block // (32 * 16)))
+        return {"BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
+                "num_warps": 1 << (w.bit_length() - 1)}
+    return plan
 
 
 def random_shapes(n: int, seed: int = TUNE_SEED) -> list[dict]:
@@ -74,16 +119,23 @@ def random_shapes(n: int, seed: int = TUNE_SEED) -> list[dict]:
     return out
 
 
-def workloads(record, n_random: int) -> list:
+def workloads(record, n_random: int, few: bool = True, kind: str = "all", select: str = "") -> list:
     from site_builder.records.schema import Workload
     from site_builder.runner.bench import family_variant
     from site_builder.runner.family import Case
 
     mine = [w for w in record.workloads if w.sizes["cols"] > 16384]
     mine.sort(key=lambda w: w.sizes["rows"] < 4096)  # the many-row ones (furthest from the floor) first
-    extra = [Workload(**w) for w in random_shapes(n_random)]
+    extra = [Workload(**w) for w in random_shapes(n_random) + (few_shapes() if few else [])]
     fam = family_variant(record, {}, extra) if extra else record
-    return [Case.from_record(fam, w) for w in mine + extra]
+    cases = [Case.from_record(fam, w) for w in mine + extra]
+    if kind != "all":
+        cases = [c for c in cases if c.kind == kind]
+    if select:
+        import re
+
+        cases = [c for c in cases if re.search(select, c.id)]
+    return cases
 
 
 def set_candidate(kr, base: dict, cand: dict) -> None:
@@ -92,6 +144,7 @@ def set_candidate(kr, base: dict, cand: dict) -> None:
     kr.LONG.update(cand.get("LONG", {}))
     kr.MAX_ROW = cand.get("MAX_ROW", base["MAX_ROW"])
     kr.MAX_ROW_BWD = cand.get("MAX_ROW_BWD", base["MAX_ROW_BWD"])
+    kr.plan = fewsplit_plan(base["plan"]) if cand.get("FEWSPLIT") else base["plan"]
 
 
 def floor_us(case, bandwidth_gbps: float) -> float:
@@ -135,6 +188,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--cands", default=",".join(CANDS), help="comma list of candidate names")
     ap.add_argument("--peers", default=",".join(PEERS))
+    ap.add_argument("--kind", default="all", choices=["all", "forward", "backward"],
+                    help="only the workloads of one kind (a call's share of the sweep)")
+    ap.add_argument("--select", default="", help="only the workloads whose id matches this regex")
+    ap.add_argument("--no-few", action="store_true", help="leave out the few-row whole-row shapes")
     ap.add_argument("--dry-run", action="store_true", help="print the plan (no GPU needed)")
     args = ap.parse_args()
     budget = float(os.environ.get("SWEEP_BUDGET", "240"))
@@ -148,13 +205,13 @@ def main():
     record = load_catalog(ROOT / "records").families[FAMILY]
     family = load_family(KERNELS_ROOT, FAMILY)
     kr = import_module(FAMILY, "kr_triton")  # the runner's copy: the one its implementation calls
-    base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD}
+    base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan}
     cands = [c for c in args.cands.split(",") if c]
     for c in cands:
         if c not in CANDS:
             raise SystemExit(f"sweep2: unknown candidate {c!r}; known: {', '.join(CANDS)}")
     peers = [p for p in args.peers.split(",") if p]
-    cases = workloads(record, args.random)
+    cases = workloads(record, args.random, not args.no_few, args.kind, args.select)
     names = cands + peers
 
     if args.dry_run:
@@ -266,7 +323,7 @@ def _copy_bandwidth(torch) -> float:
 
 def _jsonable(cand: dict) -> dict:
     return {k: ({f"{kk[0]},{kk[1]}": vv for kk, vv in v.items()} if isinstance(v, dict) else v)
-            for k, v in cand.items()}
+            for k, v in cand.items() if not callable(v)}
 
 
 def _write(out: Path, report: dict) -> None:

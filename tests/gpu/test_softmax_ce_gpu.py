@@ -176,6 +176,21 @@ def test_softmax_long_rows_float64_and_bits_independent_of_row_count(dtype, cols
     assert torch.equal(sm.softmax_forward(x), y) and torch.equal(sm.softmax_backward(y, dy), dx)
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32], ids=["bf16", "fp32"])
+def test_softmax_whole_rows_bits_independent_of_row_count(dtype):
+    """Rows within the whole-row limit (forward 32768, backward 16384), which until 2026-12-02
+    split across programs when the rows were few: the same bits alone, among 7 and 64 rows as
+    among 4096, forward and backward (the layout is a function of cols, dtype and kind only)."""
+    for cols in (4097, 9000, 16383, 32003):
+        x, g = logits(4096, cols, dtype, cols)
+        dy = torch.randn(4096, cols, device="cuda", generator=g).to(dtype)
+        y = sm.softmax_forward(x)
+        dx = sm.softmax_backward(y, dy)
+        for lo, hi in ((0, 1), (9, 16), (100, 164), (4095, 4096)):
+            assert torch.equal(sm.softmax_forward(x[lo:hi].clone()), y[lo:hi]), (cols, lo, hi)
+            assert torch.equal(sm.softmax_backward(y[lo:hi].clone(), dy[lo:hi].clone()), dx[lo:hi]), (cols, lo, hi)
+
+
 def test_softmax_long_rows_many_rows_complete_and_replay_in_a_cuda_graph():
     """4096 x 262144 bf16 (the workload furthest from the floor; 32 parts a row, 131072
     programs) completes; a graph of forward + backward over 1024 x 131071 replays bit-identical

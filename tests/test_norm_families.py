@@ -17,9 +17,10 @@ from site_builder.runner.family import Close, test_cases  # noqa: E402
 from site_builder.records.schema import Family  # noqa: E402
 
 FAMILIES = {
-    "rmsnorm": ["torch-f-rms-norm", "liger-rms-norm", "kr-triton-rmsnorm", "rmsnorm-torch-compile", "rmsnorm-eager"],
-    "layernorm": ["torch-f-layer-norm", "liger-layer-norm", "kr-triton-layernorm", "layernorm-torch-compile",
-                  "layernorm-eager"],
+    "rmsnorm": ["torch-f-rms-norm", "liger-rms-norm", "kr-triton-rmsnorm", "quack-rmsnorm", "rmsnorm-torch-compile",
+                "rmsnorm-eager"],
+    "layernorm": ["torch-f-layer-norm", "liger-layer-norm", "kr-triton-layernorm", "quack-layernorm",
+                  "layernorm-torch-compile", "layernorm-eager"],
 }
 CPU_IMPLS = {"rmsnorm": ["rmsnorm-eager", "torch-f-rms-norm"], "layernorm": ["layernorm-eager", "torch-f-layer-norm"]}
 

@@ -333,14 +333,23 @@ LONG_SMALL = {"kind": "long", "BLOCK": 64, "ROWS": 1, "MASK_COLS": True, "num_wa
               "CTAS": None}
 
 
+def _long_rule(n, es):
+    """The long backward's rule configuration (bwd_config above _BWD_REG_ROW) for a row of n."""
+    return {"kind": "long", "BLOCK": 16384 // es, "ROWS": 1, "MASK_COLS": n % (16384 // es) != 0, "num_warps": 32,
+            "num_stages": 1, "CTAS": None}
+
+
 @pytest.mark.parametrize("rows,hidden", [(1, 300), (7, 300), (13, 256), (5, 9000)])
 @pytest.mark.parametrize("programs", [None, 1, 3, 100])
 def test_long_backward_vs_float64_deterministic_and_row_independent(override, rows, hidden, programs):
-    if hidden <= 8192:
-        override(rms, ("bwd", hidden, 4), LONG_SMALL)
-        override(ln, ("bwd", hidden, 4), LONG_SMALL)
-    else:
-        assert rms.bwd_config(hidden, 4)["kind"] == "long" and ln.bwd_config(hidden, 4)["kind"] == "long"
+    for mod in (rms, ln):
+        if hidden <= 8192:
+            override(mod, ("bwd", hidden, 4), LONG_SMALL)
+        elif hidden <= mod._BWD_REG_ROW:  # rmsnorm keeps 9000 in registers: its long rule, forced
+            assert mod.bwd_config(hidden, 4)["kind"] == "rows"
+            override(mod, ("bwd", hidden, 4), _long_rule(hidden, 4))
+        else:
+            assert mod.bwd_config(hidden, 4) == _long_rule(hidden, 4)
     g = torch.Generator().manual_seed(rows * 31 + hidden)
     x = torch.randn(rows, hidden, generator=g) + 0.25
     dy = torch.randn(rows, hidden, generator=g)
@@ -412,13 +421,17 @@ def test_long_backward_refusals_are_clear(override):
         ln.layernorm_backward(y, y, torch.ones(300), programs=0)
 
 
-@pytest.mark.parametrize("rows,hidden", [(3, 5120), (2, 7168), (5, 768), (3, 9000), (4, 4097), (70, 600)])
-def test_split_forward_vs_float64_and_row_independent(override, rows, hidden):
-    """Rows that are not a power of two are held as power-of-two pieces (kind "split"); the
+@pytest.mark.parametrize("rows,hidden,kind", [(3, 5120, "chunked"), (2, 7168, "chunked"), (5, 768, "split"),
+                                              (3, 9000, "split"), (4, 4097, "chunked"), (70, 600, "split"),
+                                              (3, 3072, "split")])
+def test_non_power_of_two_forward_vs_float64_and_row_independent(override, rows, hidden, kind):
+    """Rows that are not a power of two, whose masked block would waste more than an eighth:
+    held as power-of-two pieces (kind "split"), or between 4096 and 8192 the chunked loop; the
     result matches float64, the masked-block kernel to rounding, and a row alone bit for bit."""
-    assert rms.fwd_config(hidden, 4)["kind"] == "split" and ln.fwd_config(hidden, 2)["kind"] == "split"
-    b1, b2, b3 = rms.split_pieces(hidden)
-    assert b1 + b2 <= hidden <= b1 + b2 + b3 and all(v & (v - 1) == 0 for v in (b1, b2, b3))
+    assert rms.fwd_config(hidden, 4)["kind"] == kind and ln.fwd_config(hidden, 2)["kind"] == kind
+    if kind == "split":
+        b1, b2, b3 = rms.split_pieces(hidden)
+        assert b1 + b2 <= hidden <= b1 + b2 + b3 and all(v & (v - 1) == 0 for v in (b1, b2, b3))
     g = torch.Generator().manual_seed(rows + hidden)
     x = torch.randn(rows, hidden, generator=g) + 1.0
     w = torch.rand(hidden, generator=g) + 0.5
@@ -435,7 +448,8 @@ def test_split_forward_vs_float64_and_row_independent(override, rows, hidden):
     r = rows // 2
     assert torch.equal(rms.rmsnorm(x[r:r + 1], w)[0], y[r])
     assert torch.equal(ln.layernorm(x[r:r + 1], w, b)[0], yl[r])
-    masked = {**rms.fwd_config(hidden, 4), "kind": "rows", "MASK_COLS": True}
+    masked = {"kind": "rows", "BLOCK": 1 << (hidden - 1).bit_length(), "ROWS": 1, "MASK_COLS": True, "num_warps": 8,
+              "LATE_W": False}
     override(rms, ("fwd", hidden, 4), masked)
     override(ln, ("fwd", hidden, 4), masked)
     torch.testing.assert_close(rms.rmsnorm(x, w), y, rtol=1e-6, atol=1e-6)
@@ -457,15 +471,20 @@ def test_bad_input_gets_a_clear_message():
 def test_launch_configuration_follows_rules_not_a_table():
     """Every (hidden, element size) gets a configuration from the size-class rules; tiles stay
     around 4096 (forward) / 2048 (backward) elements, warps a power of two <= 32; split rows
-    are exact power-of-two pieces; rows above 8192 take the long backward."""
-    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4544, 5120, 7168, 8192, 12345, 16384, 32768, 40000):
+    are exact power-of-two pieces; rows above _BWD_REG_ROW (rmsnorm 16384, layernorm 8192) take the
+    long backward (lab/norms/NOTES.md, "2026-12-02 sweep 2: what the rules take")."""
+    assert rms._BWD_REG_ROW == 16384 and ln._BWD_REG_ROW == 8192
+    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4544, 5120, 7168, 7500, 8192, 9000, 12345, 16384,
+              32768, 40000):
         for es in (2, 4):
             for mod in (rms, ln):
                 f = mod.fwd_config(n, es)
                 bcfg = mod.bwd_config(n, es)
                 assert 1 <= f["num_warps"] <= 32 and f["num_warps"] & (f["num_warps"] - 1) == 0
+                split_class = n >= 512 and n & (n - 1) and ((1 << (n - 1).bit_length()) - n) * 8 > n
                 if f["kind"] == "chunked":
-                    assert n > 32768
+                    assert n > 32768 or (4096 < n < 8192 and split_class)
+                    assert f["BLOCK"] * es == (4096 if n < 8192 else 16384) and f["num_warps"] == (8 if n < 8192 else 16)
                 else:
                     assert f["BLOCK"] >= n and f["BLOCK"] & (f["BLOCK"] - 1) == 0
                     assert f["ROWS"] * f["BLOCK"] <= max(4096, f["BLOCK"])
@@ -473,9 +492,15 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert (f["B1"], f["B2"], f["B3"]) == mod.split_pieces(n)
                     assert f["B1"] + f["B2"] <= n <= f["B1"] + f["B2"] + f["B3"]
                     assert n >= 512 and (f["BLOCK"] - n) * 8 > n
+                    assert not 4096 < n < 8192
                 elif f["kind"] == "rows":
-                    assert n < 512 or f["BLOCK"] == n or (f["BLOCK"] - n) * 8 <= n
-                assert bcfg["kind"] == ("long" if n > 8192 else "rows")
+                    assert not split_class
+                    # LayerNorm: 2 kB of a 2-byte tile per warp, 1 kB of float32; RMSNorm 1 kB
+                    per_warp = 2048 if (mod is ln and es == 2) else 1024
+                    want = max(1, min(32 if es == 4 else 16, f["ROWS"] * f["BLOCK"] * es // per_warp))
+                    assert f["num_warps"] == 1 << (want.bit_length() - 1)
+                    assert f["LATE_W"] is (mod is ln or f["BLOCK"] == 8192)
+                assert bcfg["kind"] == ("long" if n > mod._BWD_REG_ROW else "rows")
                 if bcfg["kind"] == "rows":
                     assert bcfg["ROWS"] * bcfg["BLOCK"] <= max(2048, bcfg["BLOCK"])
                     assert mod.bwd_programs(10**6, bcfg, 132) <= 132 * 4
@@ -501,7 +526,7 @@ def test_sample_shapes_are_seeded_in_range_and_of_both_kinds():
         assert any(s.sizes["hidden"] % 64 for s in a) and any(s.sizes["hidden"] % 64 == 0 for s in a)
 
 
-@pytest.mark.parametrize("rows,hidden", [(3, 4096), (37, 128), (5, 100)])
+@pytest.mark.parametrize("rows,hidden", [(3, 4096), (37, 128), (5, 100), (2, 8192)])
 def test_late_weight_loads_change_no_bit(override, rows, hidden):
     """LATE_W (weight, and bias, loaded after the reductions) is the same arithmetic: bit for
     bit the result of the early loads, in both families."""
@@ -511,7 +536,7 @@ def test_late_weight_loads_change_no_bit(override, rows, hidden):
     b = torch.randn(hidden, generator=g)
     for mod, call in ((rms, lambda: rms.rmsnorm(x, w)), (ln, lambda: ln.layernorm(x, w, b))):
         rule = mod.fwd_config(hidden, 4)
-        assert rule["kind"] == "rows" and rule["LATE_W"] is (mod is ln)
+        assert rule["kind"] == "rows" and rule["LATE_W"] is (mod is ln or hidden == 8192)
         outs = []
         for late in (False, True):
             override(mod, ("fwd", hidden, 4), {**rule, "LATE_W": late})

@@ -20,9 +20,10 @@ recompute them from x in the kernel.
 Kernels (the same scheme as kernels/rmsnorm/kr_triton.py):
 
 * `_fwd`: ROWS rows per program, each row whole in registers (one pass over memory).
-* `_fwd_split`: rows that are not a power of two (768, 3072, ...): the row in registers as up
-  to three power-of-two pieces (512 + 256; 2048 + 1024), only the last one masked.
-* `_fwd_chunked`: rows longer than _MAX_REG_ROW: one program per row, three loops over
+* `_fwd_split`: rows that are not a power of two (768, 3072, 9000, ...): the row in registers
+  as up to three power-of-two pieces (512 + 256; 2048 + 1024), only the last one masked.
+* `_fwd_chunked`: rows longer than _MAX_REG_ROW, and the split-class rows between 4096 and
+  8192 (5120, 7168; kernels/rmsnorm's rule, not measured here): one program per row, three loops over
   column chunks (sum, centred sum of squares, output), re-reading the row mostly from L2.
 * `_bwd_long`: rows longer than _BWD_REG_ROW (8192), as kernels/rmsnorm's: chunks, never a
   whole row in registers; partial rows of dy * xhat and dy read-modify-written per program.
@@ -444,15 +445,25 @@ def split_pieces(n: int) -> tuple[int, int, int]:
 #: power-of-two block would waste more than 1/_SPLIT_WASTE of the row, go to `_fwd_split`
 _SPLIT_MIN = 512
 _SPLIT_WASTE = 8
+#: split-class rows strictly between these sizes take the chunked loop instead (as
+#: kernels/rmsnorm, where sweep 2 measured the split slower than the loop at 5120 / 7168)
+_CHUNK_BETWEEN = (4096, 8192)
+#: bytes of a 2-byte "rows" tile per warp (four 16-byte vectors a thread): lab/norms/NOTES.md,
+#: "2026-12-02 sweep 2: what the rules take" (float32: 1024)
+_WARP_BYTES_2B = 2048
 
 
 def fwd_config(n: int, elsize: int) -> dict:
     """Forward: a tile of about 4096 elements per program for short rows (several rows per
-    program), one row per program from hidden 4096 up; about 1 kB of the tile per warp (two
-    16-byte vectors per thread), at most 16 warps for 2-byte types and 32 for float32; longer
+    program), one row per program from hidden 4096 up; 1 kB of the tile per warp for float32
+    (two 16-byte vectors per thread), 2 kB for 2-byte types (four), at most 16 warps for 2-byte types and 32 for float32; longer
     rows go to the chunked kernel. Rows that are not a power of two (>= _SPLIT_MIN, wasting
-    more than an eighth of a masked block: 768, 3072, 5120, 7168) are held as power-of-two
-    pieces (kind "split"), warps from their real bytes."""
+    more than an eighth of a masked block: 768, 3072, 9000) are held as power-of-two pieces
+    (kind "split"), warps from their real bytes, except between 4096 and 8192 (5120, 7168):
+    there the chunked loop, 4 kB chunks over 8 warps (_CHUNK_BETWEEN, kernels/rmsnorm's rule
+    from sweep 2; not measured for LayerNorm). 2-byte rows of kind "rows": 2 kB of the tile
+    per warp (_WARP_BYTES_2B; sweep 2: 8192 at 8 warps 0.958x / 0.960x the 16, 1024 x 4 rows
+    at 4 warps 0.985x the 8); float32 keeps 1 kB per warp (4096: 8 warps 1.015x the 16)."""
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     block = triton.next_power_of_2(n)
@@ -461,20 +472,25 @@ def fwd_config(n: int, elsize: int) -> dict:
     # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
     cap = 32 if elsize == 4 else 16
     if n >= _SPLIT_MIN and block != n and (block - n) * _SPLIT_WASTE > n:
+        if _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]:
+            return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8}
         b1, b2, b3 = split_pieces(n)
         warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
         return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
                 "MASK_COLS": b3 != 0 and b1 + b2 + b3 != n, "num_warps": warps}
     tile_bytes = rows * block * elsize
-    warps = max(1, min(cap, _pow2_floor(tile_bytes // 1024)))
+    warps = max(1, min(cap, _pow2_floor(tile_bytes // (_WARP_BYTES_2B if elsize == 2 else 1024))))
     # LATE_W: weight and bias after the reductions (run 2 loaded them with x and trailed
     # torch.compile by 1.25-1.3x at 8192; fewer registers live across the two reductions)
     return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
             "LATE_W": True}
 
 
-#: the longest row the backward keeps whole in registers (as kernels/rmsnorm: x, dy, dx and
-#: two float32 accumulators); longer rows go to `_bwd_long`
+#: the longest row the backward keeps whole in registers (x, dy, dx and two float32
+#: accumulators); longer rows go to `_bwd_long`. kernels/rmsnorm moved its threshold to 16384
+#: (sweep 2: its register kernel beat the long one there); LayerNorm's register kernel keeps a
+#: second float32 row tile (dbias), so 16384 would spill more than rmsnorm's 14-34: kept at
+#: 8192 until a sweep times LayerNorm's backward at 16384 (none did; no record workload has it)
 _BWD_REG_ROW = 8192
 #: bytes of L2 the long backward may keep per wave (two partial rows of 4 bytes a column and
 #: the re-read row of x and dy, per program)

@@ -19,12 +19,13 @@ Kernels:
 
 * `_fwd`: ROWS rows per program, each row whole in registers (one pass over memory); the
   tile is [ROWS, next_pow2(hidden)], masked where hidden is not a power of two.
-* `_fwd_split`: rows that are not a power of two (5120, 7168, ...): the row in registers as up
-  to three power-of-two pieces (4096 + 1024; 4096 + 2048 + 1024), only the last one masked,
-  instead of a masked power-of-two block (8192 for both).
-* `_fwd_chunked`: rows longer than _MAX_REG_ROW: one program per row, two loops over column
-  chunks (the second re-reads the row, mostly from L2).
-* `_bwd_long`: rows longer than _BWD_REG_ROW (8192): never a whole row in registers; a
+* `_fwd_split`: rows that are not a power of two (768, 3072, 9000, ...): the row in registers
+  as up to three power-of-two pieces (512 + 256; 2048 + 1024), only the last one masked,
+  instead of a masked power-of-two block.
+* `_fwd_chunked`: rows longer than _MAX_REG_ROW, and the split-class rows between 4096 and
+  8192 (5120, 7168): one program per row, two loops over column chunks (the second re-reads
+  the row, mostly from L2).
+* `_bwd_long`: rows longer than _BWD_REG_ROW (16384): never a whole row in registers; a
   persistent grid, per row a loop over chunks for sum(g * xhat), then a second loop (the row
   again, from L2) writing dx and adding dy * xhat to the program's own float32 partial row
   (read-modify-write of a row only it touches: deterministic); `_reduce` as below.
@@ -381,6 +382,14 @@ def split_pieces(n: int) -> tuple[int, int, int]:
 #: masked power-of-two block would waste more than 1/_SPLIT_WASTE of it
 _SPLIT_MIN = 512
 _SPLIT_WASTE = 8
+#: split-class rows strictly between these sizes take the chunked loop (4 kB chunks, 8 warps)
+#: instead: sweep 2 (H200, 2026-12-02) measured the split at 5120 / 7168 bf16 slower than both
+#: the masked block and the loop; below 4096 (768, 3072) the split stays (768: 0.86x the masked)
+_CHUNK_BETWEEN = (4096, 8192)
+#: blocks from _LATE_W_FROM up to (not including) _LATE_W_BELOW load the weight after the
+#: reduction: 8192 measured (sweep 2), 16384 not (early, as in run 2, where it held), 32768 early
+_LATE_W_FROM = 8192
+_LATE_W_BELOW = 16384
 
 
 def fwd_config(n: int, elsize: int) -> dict:
@@ -389,8 +398,13 @@ def fwd_config(n: int, elsize: int) -> dict:
     4096 up; about 1 kB of the tile per warp (two 16-byte vectors per thread), at most 16
     warps for 2-byte types and 32 for float32; rows beyond _MAX_REG_ROW go to the chunked
     kernel. A row that is not a power of two, of at least _SPLIT_MIN elements, whose masked
-    power-of-two block would waste more than an eighth of it (5120, 7168, 3072, 4544, 4097)
-    is held as power-of-two pieces (`_fwd_split`, kind "split"; warps from its real bytes)."""
+    power-of-two block would waste more than an eighth of it (3072, 768, 4544, 9000) is held
+    as power-of-two pieces (`_fwd_split`, kind "split"; warps from its real bytes), except
+    between 4096 and 8192 (5120, 7168, 4097): there the chunked loop with 4 kB chunks over 8
+    warps (_CHUNK_BETWEEN; sweep 2: 0.86x / 0.79x the split, 0.88x / 0.95x the masked block).
+    Rows held in a block of 8192 load the weight after the reduction (LATE_W; sweep 2: 0.986x
+    / 0.960x the early load at 4096 / 2048 rows; at 32768 the early load was 1.9 % faster,
+    16384 is not measured and keeps run 2's early load)."""
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     block = triton.next_power_of_2(n)
@@ -399,22 +413,27 @@ def fwd_config(n: int, elsize: int) -> dict:
     # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
     cap = 32 if elsize == 4 else 16
     if n >= _SPLIT_MIN and block != n and (block - n) * _SPLIT_WASTE > n:
+        if _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]:
+            return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8}
         b1, b2, b3 = split_pieces(n)
         warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
         return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
                 "MASK_COLS": b3 != 0 and b1 + b2 + b3 != n, "num_warps": warps}
     tile_bytes = rows * block * elsize
     warps = max(1, min(cap, _pow2_floor(tile_bytes // 1024)))
-    # LATE_W False: the weight loaded with x, as in run 2 (where the forward held its targets
-    # at every power-of-two row; the late load is a sweep candidate)
+    # LATE_W: the weight loaded after the reduction in blocks of _LATE_W_FROM up to (not
+    # including) _LATE_W_BELOW (lab/norms/NOTES.md, "2026-12-02 sweep 2: what the rules take");
+    # the early load elsewhere (run 2 held its targets there; 32768 measured early 1.9 % faster)
     return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
-            "LATE_W": False}
+            "LATE_W": _LATE_W_FROM <= block < _LATE_W_BELOW}
 
 
 #: the longest row the backward keeps whole in registers (x, dy, dx and the float32
-#: accumulator of a row of 16384 need 32 warps of 64+ registers: one program per SM, 32 kB in
-#: flight); longer rows go to `_bwd_long` (chunks, never a whole row)
-_BWD_REG_ROW = 8192
+#: accumulator of a row of 16384: 32 warps of 64 registers, 14-34 spilled, one program per SM);
+#: longer rows go to `_bwd_long` (chunks, never a whole row). Sweep 2 (H200, 2026-12-02), 2048
+#: rows bf16: at 16384 the register kernel 90.5 us, the long one 104-143 (rule 107.4); at 8192
+#: 59.3 / 33.5 against 89-105 / 49-59; at 32768 (run 2) the register kernel took 694 us
+_BWD_REG_ROW = 16384
 #: bytes of L2 the long backward may keep per wave: its partial rows (4 bytes a column) and
 #: the row it re-reads (x and dy), per program
 _LONG_L2 = 24 * 1024 * 1024

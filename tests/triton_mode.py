@@ -28,6 +28,10 @@ def triton_in_mode(file: str, *, interpreted: bool, timeout: int, pytest_args: t
     triton = pytest.importorskip("triton")
     in_interpreter = type(triton.language.standard.sum).__name__ == "InterpretedFunction"
     elsewhere = in_interpreter != interpreted
+    if not interpreted and os.environ.get("TRITON_INTERPRET") == "1":
+        # triton was imported compiled, but a file collected since asked for the interpreter:
+        # kernels decorated from now on in this process would be interpreted
+        elsewhere = True
     name = "test_cpu_suite_in_fresh_process" if interpreted else "test_gpu_suite_in_fresh_process"
     mode = "interpreted" if interpreted else "compiled"
 

@@ -12,7 +12,7 @@ Prints every line whose configuration differs (--all: every line) and exits 1 wh
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import os
 import subprocess
 import sys
@@ -37,9 +37,17 @@ GRID = sorted({int(2 ** (k / 4)) for k in range(8 * 4, 17 * 4 + 1)} | {256, 300,
 
 
 def _load(directory: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, directory / "kr_triton_config.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    """kr_triton_config.py of `directory` (a revision's copy, or the package), imported as a
+    plain module from that folder: the two copies share a file name, so each is imported alone
+    and then taken out of sys.modules."""
+    sys.path.insert(0, str(directory))
+    sys.modules.pop("kr_triton_config", None)
+    try:
+        mod = importlib.import_module("kr_triton_config")
+    finally:
+        sys.path.pop(0)
+        sys.modules.pop("kr_triton_config", None)
+    mod.__name__ = name
     return mod
 
 

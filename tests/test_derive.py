@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from site_builder.derive.entries import build_entries, cohorts
@@ -12,6 +15,8 @@ from site_builder.site.publishers.family import family_page
 
 from conftest import RECORDS, SECOND
 
+MEASURED_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "measured-h200"
+
 
 @pytest.fixture(scope="module")
 def seed(seed_records):
@@ -20,8 +25,15 @@ def seed(seed_records):
 
 
 @pytest.fixture(scope="module")
-def full():
-    catalog = load_catalog(RECORDS)
+def full(tmp_path_factory):
+    """The committed records with every measured H200 run replaced by two frozen ones of
+    tests/fixtures/measured-h200 (fused add + RMSNorm, 2026-11-29 and 2026-12-01): a pull
+    request that adds runs changes nothing these tests assert."""
+    dest = tmp_path_factory.mktemp("full") / "records"
+    shutil.copytree(RECORDS, dest, ignore=lambda d, names: names if Path(d).name == "h200" and Path(d).parent.parent.name == "runs" else [])
+    for family in MEASURED_FIXTURES.iterdir():
+        shutil.copytree(family, dest / "runs" / family.name, dirs_exist_ok=True)
+    catalog = load_catalog(dest)
     return catalog, build_entries(catalog)
 
 
@@ -117,12 +129,12 @@ def test_matrix_notes_unmeasured_hardware(seed):
 
 
 def test_measured_cohort_ranks_the_newest_run_by_device_time(full):
-    """On the committed H200 runs: each implementation's newest ok result ranks, ordered by
+    """On two frozen H200 runs: each implementation's newest ok result ranks, ordered by
     its device-time median; older results of the same implementation are superseded."""
     catalog, entries = full
     measured = [e for e in entries if e.run.trust == "measured" and e.family.id == "fused-add-rmsnorm"
                 and e.workload.id == "r2048-h4096-bf16"]
-    assert measured, "the committed records hold measured H200 runs"
+    assert measured, "the frozen fixture holds measured H200 runs"
     newest: dict[str, object] = {}
     for e in sorted(measured, key=lambda e: (e.observed, e.lr.path)):
         newest[e.implementation.id] = e

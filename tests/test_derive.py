@@ -30,7 +30,7 @@ def full(tmp_path_factory):
     tests/fixtures/measured-h200 (fused add + RMSNorm, 2026-11-29 and 2026-12-01): a pull
     request that adds runs changes nothing these tests assert."""
     dest = tmp_path_factory.mktemp("full") / "records"
-    shutil.copytree(RECORDS, dest, ignore=lambda d, names: names if Path(d).name == "h200" and Path(d).parent.parent.name == "runs" else [])
+    shutil.copytree(RECORDS, dest, ignore=lambda d, names: ["h200"] if Path(d).parent.name == "runs" and "h200" in names else [])
     for family in MEASURED_FIXTURES.iterdir():
         shutil.copytree(family, dest / "runs" / family.name, dirs_exist_ok=True)
     catalog = load_catalog(dest)

@@ -35,7 +35,7 @@ import torch
 import triton
 import triton.language as tl
 
-__all__ = ["cross_entropy", "cross_entropy_fwd_bwd", "plan_forward", "plan_fwd_bwd"]
+__all__ = ["cross_entropy", "cross_entropy_fwd_bwd", "plan_forward", "plan_fwd_bwd", "fwd_bwd_rule"]
 
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 _SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
@@ -74,7 +74,7 @@ def _target_logit(X, xoff, t, N):
 
 @triton.jit(do_not_specialize=["stride_x", "split", "ignore_index"])
 def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index, N,
-               BLOCK: tl.constexpr, PART: tl.constexpr, CONTIG: tl.constexpr):
+               BLOCK: tl.constexpr, PART: tl.constexpr, CONTIG: tl.constexpr, EVICT: tl.constexpr = ""):
     """Program (row, part): the max and sum exp(x - max) of columns [part * PART, +PART) of
     the row, streamed in BLOCK chunks (online softmax); part 0 also takes the target logit."""
     pid = tl.program_id(0).to(tl.int64)
@@ -92,7 +92,8 @@ def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index, N,
         start = part * PART
         for c in range(0, PART, BLOCK):
             cols = start + c + offs
-            x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+            x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf"),
+                        eviction_policy=EVICT).to(tl.float32)
             new = tl.maximum(m, tl.max(x, axis=0))
             ns = tl.where(new == -float("inf"), 0.0, new)
             s = s * tl.exp(m - ns) + tl.sum(tl.exp(x - ns), axis=0)
@@ -150,12 +151,37 @@ def _count(T, WS, rows, ignore_index, R: tl.constexpr):
     tl.atomic_add(WS, tl.sum((t != ignore_index).to(tl.int64), axis=0), sem="relaxed")
 
 
+@triton.jit
+def _publish_pair(slots, idx, mx, s):
+    """A part's (max m_i, sum s_i = sum exp(x - m_i)) in ONE 64-bit atomic exchange, as
+    kernels/softmax/kr_triton.py: high word m_i's bits, low word s_i's bits with bit 31 (s_i's
+    sign: s_i is +0, positive or NaN) forced to 1 as the flag; the workspace's zeros never
+    have it."""
+    hi = mx.to(tl.int32, bitcast=True).to(tl.int64) << 32
+    lo = (s.to(tl.int32, bitcast=True).to(tl.int64) & 0x7FFFFFFF) | 0x80000000
+    tl.atomic_xchg(slots + idx, hi | lo, sem="relaxed")
+
+
+@triton.jit
+def _gather_pairs(slots, k, kmask, WAIT: tl.constexpr):
+    got = tl.load(slots + k, mask=kmask, other=0x80000000, volatile=True)
+    if WAIT:
+        while tl.min(((got >> 31) & 1).to(tl.int32), axis=0) == 0:
+            got = tl.load(slots + k, mask=kmask, other=0x80000000, volatile=True)
+    pm = (got >> 32).to(tl.int32).to(tl.float32, bitcast=True)
+    ps = (got & 0x7FFFFFFF).to(tl.int32).to(tl.float32, bitcast=True)
+    return pm, ps
+
+
 @triton.jit(do_not_specialize=["stride_x", "stride_dx", "split", "ignore_index"])
 def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ignore_index, N,
              BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
-             PHASE: tl.constexpr):
-    """Program (row, part): its BLOCK columns of the row's gradient, and (part 0) the row's loss.
-    PHASE 0: the whole job; 1 and 2: the interpreter's split halves (publish; combine, write)."""
+             PHASE: tl.constexpr, PAIR: tl.constexpr):
+    """Path "exchange" (and "whole" when SPLIT_P2 == 1). Program (row, part): its BLOCK columns
+    of the row's gradient, and (part 0) the row's loss. PHASE 0: the whole job; 1 and 2: the
+    interpreter's split halves (publish; combine, write). PAIR: (max, sum) in one 64-bit slot
+    (one atomic, one wait); else two slots (the first version). The slots of a row: 2 * SPLIT_P2
+    either way (PAIR uses the first half)."""
     pid = tl.program_id(0).to(tl.int64)
     row = pid // split
     part = pid % split
@@ -176,6 +202,9 @@ def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, igno
     else:
         x = tl.load(X + xoff + cols, mask=m, other=-float("inf")).to(tl.float32)
         mx = tl.max(x, axis=0)
+        xt = 0.0
+        if part == 0:  # issued before the exchange: its latency hides behind the wait
+            xt = _target_logit(X, xoff, t, N)
         if SPLIT_P2 == 1:
             bs = tl.where(mx == -float("inf"), 0.0, mx)
             total = tl.sum(tl.exp(x - bs), axis=0)
@@ -185,13 +214,19 @@ def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, igno
             kmask = k < split
             if PHASE != 2:
                 ms = tl.where(mx == -float("inf"), 0.0, mx)
-                _publish(slots, part, mx)
-                _publish(slots, SPLIT_P2 + part, tl.sum(tl.exp(x - ms), axis=0))
+                if PAIR:
+                    _publish_pair(slots, part, mx, tl.sum(tl.exp(x - ms), axis=0))
+                else:
+                    _publish(slots, part, mx)
+                    _publish(slots, SPLIT_P2 + part, tl.sum(tl.exp(x - ms), axis=0))
             bs = 0.0
             total = 0.0
             if PHASE != 1:
-                pm = _gather(slots, k, kmask, PHASE == 0)
-                ps = _gather(slots + SPLIT_P2, k, kmask, PHASE == 0)
+                if PAIR:
+                    pm, ps = _gather_pairs(slots, k, kmask, PHASE == 0)
+                else:
+                    pm = _gather(slots, k, kmask, PHASE == 0)
+                    ps = _gather(slots + SPLIT_P2, k, kmask, PHASE == 0)
                 pm = tl.where(kmask, pm, -float("inf"))
                 big = tl.max(pm, axis=0)
                 bs = tl.where(big == -float("inf"), 0.0, big)
@@ -202,13 +237,96 @@ def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, igno
             g = (p - tl.where(cols == t, 1.0, 0.0)) * scale
             tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=m)
             if part == 0:
-                tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(total))
+                tl.store(LOSSROW + row, (bs - xt) + tl.log(total))
             if SPLIT_P2 > 1:
                 slots_row = SLOTS + row * (2 * SPLIT_P2)
                 left = tl.atomic_add(DEP + row, 1, sem="relaxed")
                 if left == split - 1:
                     tl.store(slots_row + tl.arange(0, 2 * SPLIT_P2), tl.zeros([2 * SPLIT_P2], dtype=tl.int64))
                     tl.store(DEP + row, 0)
+
+
+@triton.jit(do_not_specialize=["stride_x", "stride_dx", "split", "nblk", "ntiles", "ignore_index"])
+def _grad_tiles(X, T, WS, DX, PM, PS, stride_x, stride_dx, split, nblk, ntiles, ignore_index, N,
+                BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
+                REVERSE: tl.constexpr, EVICT: tl.constexpr):
+    """Path "twopass", second kernel. Program (row, column block): the row's logsumexp from its
+    parts' (max, sum) pairs (written by _lse_parts; combined as _finish combines them for the
+    loss), then dlogits = (exp(x - lse) - onehot) / n_valid over BLOCK columns. REVERSE: tiles
+    in reverse order, so the first tiles re-read are the last the first kernel read (still in L2)."""
+    pid = tl.program_id(0).to(tl.int64)
+    if REVERSE:
+        pid = ntiles - 1 - pid
+    row = pid // nblk
+    cb = pid % nblk
+    if CONTIG:
+        xoff = row * N
+        dxoff = row * N
+    else:
+        xoff = row * stride_x
+        dxoff = row * stride_dx
+    cols = cb * BLOCK + tl.arange(0, BLOCK)
+    m = cols < N
+    t = tl.load(T + row)
+    if t == ignore_index:
+        tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=m)
+    else:
+        k = tl.arange(0, SPLIT_P2)
+        kmask = k < split
+        pm = tl.load(PM + row * split + k, mask=kmask, other=-float("inf"))
+        ps = tl.load(PS + row * split + k, mask=kmask, other=0.0)
+        big = tl.max(pm, axis=0)
+        bs = tl.where(big == -float("inf"), 0.0, big)
+        total = tl.sum(tl.where(kmask, ps * tl.exp(pm - bs), 0.0), axis=0)
+        x = tl.load(X + xoff + cols, mask=m, other=-float("inf"), eviction_policy=EVICT).to(tl.float32)
+        scale = 1.0 / tl.load(WS).to(tl.float32)
+        p = tl.exp(x - bs) * (1.0 / total)
+        g = (p - tl.where(cols == t, 1.0, 0.0)) * scale
+        tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=m)
+
+
+@triton.jit(do_not_specialize=["stride_x", "stride_dx", "ignore_index"])
+def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
+             BLOCK: tl.constexpr, CONTIG: tl.constexpr):
+    """Path "rowloop": one program per row, two passes over it in BLOCK chunks: an online
+    (max, sum), then the gradient with the chunks in reverse order (the last read first: most
+    likely still in L1/L2). No exchange, nothing held across the passes but two scalars; the
+    bits of a row depend on N and BLOCK only."""
+    row = tl.program_id(0).to(tl.int64)
+    if CONTIG:
+        xoff = row * N
+        dxoff = row * N
+    else:
+        xoff = row * stride_x
+        dxoff = row * stride_dx
+    offs = tl.arange(0, BLOCK)
+    nch = tl.cdiv(N, BLOCK)
+    t = tl.load(T + row)
+    if t == ignore_index:
+        for c in range(0, nch):
+            cols = c * BLOCK + offs
+            tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=cols < N)
+        tl.store(LOSSROW + row, 0.0)
+    else:
+        mx = tl.full([], -float("inf"), tl.float32)
+        s = tl.full([], 0.0, tl.float32)
+        for c in range(0, nch):
+            cols = c * BLOCK + offs
+            x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+            new = tl.maximum(mx, tl.max(x, axis=0))
+            ns = tl.where(new == -float("inf"), 0.0, new)
+            s = s * tl.exp(mx - ns) + tl.sum(tl.exp(x - ns), axis=0)
+            mx = new
+        bs = tl.where(mx == -float("inf"), 0.0, mx)
+        tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(s))
+        inv = 1.0 / s
+        scale = 1.0 / tl.load(WS).to(tl.float32)
+        for c in range(0, nch):
+            cols = (nch - 1 - c) * BLOCK + offs
+            cm = cols < N
+            x = tl.load(X + xoff + cols, mask=cm, other=-float("inf")).to(tl.float32)
+            g = (tl.exp(x - bs) * inv - tl.where(cols == t, 1.0, 0.0)) * scale
+            tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=cm)
 
 
 # --------------------------------------------------------------------------------------
@@ -247,23 +365,94 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
             "SPLIT_P2": triton.next_power_of_2(split), "num_warps": _warps(block)}
 
 
-def plan_fwd_bwd(n: int, rows: int, sms: int = 132) -> dict:
-    """Loss and gradient: the row held in registers, whole up to MAX_ROW columns, else split in
-    parts of about SPLIT_BLOCK (more parts when rows are few); as kernels/softmax plan()."""
+#: The fwd+bwd rule (issue 16 sweep, lab/cross_entropy/device_sweep.sh): per element size,
+#: the path and its launch parameters. "exchange": rows up to `max_row` whole in one program,
+#: longer rows in parts of `block` columns on `warps` warps exchanging (max, sum) (`pair`: one
+#: 64-bit slot, as the softmax family; else the first version's two slots); "twopass": the
+#: forward's streaming (max, sum) per part of `lse_part` columns (chunks of `lse_block` on
+#: `lse_warps`), then a gradient kernel over tiles of `gblock` columns on `gwarps` warps (3
+#: passes of traffic, no waiting); "rowloop": one program per row, chunks of `rblock` on `rwarps`,
+#: an online pass then a reverse gradient pass.
+#: Default before the sweep: the exchange with the softmax family's measured forward layouts
+#: (bf16 8192 columns on 8 warps, fp32 4096 on 4; lab/softmax/NOTES.md, 1.3-1.6x / 1.0-1.1x the
+#: floor there, against 2.4-4.0x here with 8192 on 16 warps and two slots).
+FWDBWD_RULE = {
+    2: {"path": "exchange", "max_row": MAX_ROW, "block": 8192, "warps": 8, "pair": 1,
+        "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 8},
+    4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
+        "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 8},
+}
+#: A sweep's forced candidate: a dict of FWDBWD_RULE keys replacing the rule's (None: the
+#: environment variable KR_CE_FWDBWD, "key=value,key=value", e.g. "path=twopass,gblock=8192").
+FWDBWD_FORCE: dict | None = None
+_PATHS = ("exchange", "twopass", "rowloop")
+
+
+def _forced() -> dict:
+    if FWDBWD_FORCE is not None:
+        return dict(FWDBWD_FORCE)
+    text = os.environ.get("KR_CE_FWDBWD", "").strip()
+    out: dict = {}
+    for item in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, val = item.partition("=")
+        if not sep or key not in FWDBWD_RULE[2]:
+            raise ValueError(f"KR_CE_FWDBWD: bad item {item!r}; use key=value with keys "
+                             f"{', '.join(FWDBWD_RULE[2])}")
+        out[key] = val if key == "path" else int(val)
+    return out
+
+
+def fwd_bwd_rule(elem_size: int = 2) -> dict:
+    """The rule for one element size with any forced keys applied."""
+    rule = dict(FWDBWD_RULE[4 if elem_size >= 4 else 2])
+    rule.update(_forced())
+    if rule["path"] not in _PATHS:
+        raise ValueError(f"fwd+bwd path {rule['path']!r}: use one of {', '.join(_PATHS)}")
+    return rule
+
+
+def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2) -> dict:
+    """Loss and gradient: the launch of the rule's path (fwd_bwd_rule) for rows of n columns.
+
+    "exchange": the row held in registers, whole up to max_row columns, else split in parts of
+    `block` (more parts when rows are fewer than 2 per SM: those bits follow the row count, as the
+    first version's; rows >= sms never split a row within max_row). "twopass" and "rowloop": the
+    layout follows n (and the dtype) only, never the row count."""
+    rule = fwd_bwd_rule(elem_size)
+    path = rule["path"]
+    if path == "twopass":
+        lb = min(rule["lse_block"], triton.next_power_of_2(n))
+        per_part = max(1, rule["lse_part"] // lb)
+        chunks = -(-n // lb)
+        split = -(-chunks // per_part)
+        gb = min(rule["gblock"], triton.next_power_of_2(n))
+        return {"PATH": path, "LSE_BLOCK": lb, "PART": per_part * lb, "SPLIT": split,
+                "SPLIT_P2": triton.next_power_of_2(split), "lse_warps": min(rule["lse_warps"], _warps(lb) * 2),
+                "GBLOCK": gb, "NBLK": -(-n // gb), "gwarps": min(rule["gwarps"], max(1, gb // 256)),
+                "EVICT": bool(rule["evict"]), "REVERSE": bool(rule["reverse"])}
+    if path == "rowloop":
+        rb = min(rule["rblock"], triton.next_power_of_2(n))
+        return {"PATH": path, "BLOCK": rb, "SPLIT": 1, "SPLIT_P2": 1,
+                "num_warps": min(rule["rwarps"], max(1, rb // 256))}
     np2 = triton.next_power_of_2(n)
+    max_row = rule["max_row"]
     want = max(1, -(-2 * sms // max(rows, 1)))
-    if n <= MAX_ROW:
+    if n <= max_row:
         split = 1 if rows >= sms or n < 2 * MIN_SPLIT_BLOCK else min(want, n // MIN_SPLIT_BLOCK)
     else:
-        split = max(-(-n // SPLIT_BLOCK), min(want, n // MIN_SPLIT_BLOCK))
+        split = max(-(-n // rule["block"]), min(want, n // MIN_SPLIT_BLOCK))
     split = max(1, min(split, 4 * sms))
     if split > 1:
         block = triton.next_power_of_2(-(-n // split))
         split = -(-n // block)
     if split == 1:
-        return {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
-    return {"BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
-            "num_warps": _warps(block)}
+        return {"PATH": "exchange", "BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2),
+                "PAIR": bool(rule["pair"])}
+    warps = rule["warps"] if block == rule["block"] else _warps(block)
+    return {"PATH": "exchange", "BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
+            "num_warps": warps, "PAIR": bool(rule["pair"])}
 
 
 _WS: dict = {}
@@ -350,28 +539,53 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int 
 def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
                           ignore_index: int = -100) -> tuple[torch.Tensor, torch.Tensor]:
     """(loss, dlogits): the mean cross-entropy and its gradient with respect to the logits (for
-    an upstream gradient of 1), dlogits a new tensor of the logits' dtype; inputs unchanged."""
+    an upstream gradient of 1), dlogits a new tensor of the logits' dtype; inputs unchanged.
+    The path and launch: plan_fwd_bwd (FWDBWD_RULE; FWDBWD_FORCE / KR_CE_FWDBWD to force one)."""
     x, t = _prepare(logits, target)
     rows, n = x.shape
     out = torch.empty((), dtype=x.dtype, device=x.device)
     dx = torch.empty((rows, n), dtype=x.dtype, device=x.device)
-    cfg = plan_fwd_bwd(n, rows, _sm_count(x.device))
-    split, p2 = cfg["SPLIT"], cfg["SPLIT_P2"]
+    cfg = plan_fwd_bwd(n, rows, _sm_count(x.device), x.element_size())
+    path, split, p2 = cfg["PATH"], cfg["SPLIT"], cfg["SPLIT_P2"]
+    contig = x.stride(0) == n
     with _on(x.device):
+        if path == "twopass":
+            pm = torch.empty(max(rows * split, 1), dtype=torch.float32, device=x.device)
+            ps = torch.empty_like(pm)
+            xt = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
+            ws = _workspace(x.device, 0, 0)
+            if rows:
+                _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
+                _lse_parts[(rows * split,)](x, t, pm, ps, xt, x.stride(0), split, ignore_index, n,
+                                           BLOCK=cfg["LSE_BLOCK"], PART=cfg["PART"], CONTIG=contig,
+                                           EVICT="evict_last" if cfg["EVICT"] else "",
+                                           num_warps=cfg["lse_warps"])
+                ntiles = rows * cfg["NBLK"]
+                _grad_tiles[(ntiles,)](x, t, ws, dx, pm, ps, x.stride(0), dx.stride(0), split, cfg["NBLK"],
+                                       ntiles, ignore_index, n, BLOCK=cfg["GBLOCK"], SPLIT_P2=p2, CONTIG=contig,
+                                       REVERSE=cfg["REVERSE"], EVICT="evict_first" if cfg["EVICT"] else "",
+                                       num_warps=cfg["gwarps"])
+            _finish_launch(pm, ps, xt, xt, t, out, ws, rows, split, p2, ignore_index, True)
+            return out, dx
         lossrow = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
         per_row = 2 * p2 if split > 1 else 0
         ws = _workspace(x.device, rows if split > 1 else 0, per_row)
         if rows:
             _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
-            slots = ws[2:2 + rows * per_row] if split > 1 else ws
-            dep = ws[2 + rows * per_row:2 + rows * (per_row + 1)] if split > 1 else ws
-            args = (x, t, ws, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index, n)
-            kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=x.stride(0) == n, num_warps=cfg["num_warps"])
-            grid = (rows * split,)
-            if split > 1 and _INTERPRET:
-                _fwd_bwd[grid](*args, PHASE=1, **kw)
-                _fwd_bwd[grid](*args, PHASE=2, **kw)
+            if path == "rowloop":
+                _rowloop[(rows,)](x, t, ws, dx, lossrow, x.stride(0), dx.stride(0), ignore_index, n,
+                                  BLOCK=cfg["BLOCK"], CONTIG=contig, num_warps=cfg["num_warps"])
             else:
-                _fwd_bwd[grid](*args, PHASE=0, **kw)
+                slots = ws[2:2 + rows * per_row] if split > 1 else ws
+                dep = ws[2 + rows * per_row:2 + rows * (per_row + 1)] if split > 1 else ws
+                args = (x, t, ws, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index, n)
+                kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=contig, PAIR=cfg["PAIR"],
+                          num_warps=cfg["num_warps"])
+                grid = (rows * split,)
+                if split > 1 and _INTERPRET:
+                    _fwd_bwd[grid](*args, PHASE=1, **kw)
+                    _fwd_bwd[grid](*args, PHASE=2, **kw)
+                else:
+                    _fwd_bwd[grid](*args, PHASE=0, **kw)
         _finish_launch(lossrow, lossrow, lossrow, lossrow, t, out, ws, rows, 1, 1, ignore_index, False)
     return out, dx

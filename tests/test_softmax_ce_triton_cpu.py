@@ -273,3 +273,104 @@ def test_cross_entropy_edge_cases():
     assert math.isnan(ce.cross_entropy(torch.empty(0, 10), torch.empty(0, dtype=torch.int64)).item())
     with pytest.raises(ValueError, match="int64"):
         ce.cross_entropy(x, t.int())
+
+
+# fwd+bwd paths (issue 16): each forced candidate of lab/cross_entropy/sweep.py's kind, small
+# enough for the interpreter (parts of 2048 / 1024 columns so that 5000-9000 columns split)
+CE_PATHS = {
+    "exchange-v1": {"path": "exchange", "pair": 0, "block": 8192, "warps": 16},
+    "exchange-pair": {"path": "exchange", "pair": 1, "block": 2048, "warps": 4, "max_row": 2048},
+    "twopass": {"path": "twopass", "lse_part": 2048, "lse_block": 1024, "gblock": 1024},
+    "twopass-evict-fwd": {"path": "twopass", "lse_part": 4096, "gblock": 2048, "evict": 1, "reverse": 0},
+    "rowloop": {"path": "rowloop", "rblock": 1024},
+}
+
+
+@pytest.fixture(params=sorted(CE_PATHS))
+def ce_path(request, monkeypatch):
+    monkeypatch.setattr(ce, "FWDBWD_FORCE", dict(CE_PATHS[request.param]))
+    return request.param
+
+
+@pytest.mark.parametrize("rows,cols", [(3, 1001), (5, 4097), (3, 9001), (133, 300)])
+def test_cross_entropy_fwd_bwd_paths_match_float64(ce_path, rows, cols):
+    g = torch.Generator().manual_seed(rows * 31 + cols)
+    x = torch.randn(rows, cols, generator=g) * 3 - 2
+    t = torch.randint(0, cols, (rows,), generator=g)
+    t[1] = -100
+    t[-1] = cols - 1  # the last column (a ragged last tile or chunk)
+    x[0, (int(t[0]) + 1) % cols] = -math.inf
+    x0, t0 = x.clone(), t.clone()
+    loss_ref, g_ref = _ce_ref(x, t)
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t)
+    assert torch.equal(x, x0) and torch.equal(t, t0), "inputs modified"
+    assert loss.dtype == x.dtype and abs(loss.item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+    assert dx.dtype == x.dtype and _rel(dx, g_ref) < 1e-5
+    assert torch.equal(dx[1], torch.zeros(cols)) and not torch.isnan(dx).any()
+
+
+def test_cross_entropy_fwd_bwd_paths_edge_cases(ce_path):
+    x = torch.randn(4, 5003)
+    t = torch.full((4,), -100)
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t)  # all ignored: NaN loss, zero gradient
+    assert math.isnan(loss.item()) and torch.equal(dx, torch.zeros_like(x))
+    x = torch.randn(4, 5003)
+    x[0, 17] = 1e30  # huge logit at the target: loss 0 there, gradient 0 there
+    x[1, :] = -1e30  # every logit tiny: uniform softmax
+    x[2, 4000] = 3e38  # near float32's largest, off target
+    x[3, :2500] = -math.inf
+    t = torch.tensor([17, 9, 5, 4999])
+    loss_ref, g_ref = _ce_ref(x, t)
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t)
+    assert torch.isfinite(loss) and abs(loss.item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+    assert _rel(dx, g_ref) < 1e-5 and torch.equal(dx[3, :2500], torch.zeros(2500))
+    wide = torch.randn(3, 6000)  # strided rows, another ignore_index
+    view = wide[:, :5001]
+    t = torch.tensor([5000, -1, 0])
+    loss_ref, g_ref = _ce_ref(view, t, ii=-1)
+    loss, dx = ce.cross_entropy_fwd_bwd(view, t, ignore_index=-1)
+    assert abs(loss.item() - loss_ref.item()) <= 1e-5 * loss_ref.item() and _rel(dx, g_ref) < 1e-5
+    loss, dx = ce.cross_entropy_fwd_bwd(torch.empty(0, 7), torch.empty(0, dtype=torch.int64))
+    assert math.isnan(loss.item()) and dx.shape == (0, 7)
+    # the workspace is left zeroed: a second call gives the same bits
+    x = torch.randn(3, 9001)
+    t = torch.tensor([1, -100, 9000])
+    a = ce.cross_entropy_fwd_bwd(x, t)
+    b = ce.cross_entropy_fwd_bwd(x, t)
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+
+
+@pytest.mark.parametrize("name", ["twopass", "rowloop"])
+def test_cross_entropy_stream_paths_bits_do_not_depend_on_row_count(name, monkeypatch):
+    monkeypatch.setattr(ce, "FWDBWD_FORCE", dict(CE_PATHS[name]))
+    plans = {tuple(sorted(ce.plan_fwd_bwd(150000, r).items())) for r in (1, 7, 132, 4096, 32768)}
+    assert len(plans) == 1
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(9, 6007, generator=g)
+    t = torch.full((9,), -100)
+    t[4] = 77  # one counted row either way: the same divisor, so the same bits are expected
+    loss9, dx9 = ce.cross_entropy_fwd_bwd(x, t)
+    loss1, dx1 = ce.cross_entropy_fwd_bwd(x[4:5].clone(), t[4:5].clone())
+    assert torch.equal(dx9[4], dx1[0]) and torch.equal(loss9, loss1)
+
+
+def test_cross_entropy_fwd_bwd_rule_and_override(monkeypatch):
+    monkeypatch.setattr(ce, "FWDBWD_FORCE", None)
+    monkeypatch.setenv("KR_CE_FWDBWD", "path=twopass,gblock=8192")
+    p = ce.plan_fwd_bwd(128256, 4096)
+    assert p["PATH"] == "twopass" and p["GBLOCK"] == 8192 and p["NBLK"] == 16
+    monkeypatch.setenv("KR_CE_FWDBWD", "path=rowloop")
+    assert ce.plan_fwd_bwd(128256, 4096)["PATH"] == "rowloop"
+    monkeypatch.setenv("KR_CE_FWDBWD", "blok=4")
+    with pytest.raises(ValueError, match="KR_CE_FWDBWD"):
+        ce.plan_fwd_bwd(128256, 4096)
+    monkeypatch.setenv("KR_CE_FWDBWD", "path=fast")
+    with pytest.raises(ValueError, match="path"):
+        ce.plan_fwd_bwd(128256, 4096)
+    monkeypatch.delenv("KR_CE_FWDBWD")
+    for es in (2, 4):  # the default rule: exchange; parts of the rule's block at many rows
+        rule = ce.fwd_bwd_rule(es)
+        p = ce.plan_fwd_bwd(262144, 4096, elem_size=es)
+        if rule["path"] == "exchange":
+            assert p["BLOCK"] == rule["block"] and p["num_warps"] == rule["warps"]
+            assert p["SPLIT"] * p["BLOCK"] >= 262144

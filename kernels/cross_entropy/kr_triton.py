@@ -18,10 +18,15 @@ the rows' losses per block of rows, and its last block to finish (an acq_rel cou
 blocks' sums in block order and writes the mean. Ignored rows are not read at all.
 
 Forward + backward (`cross_entropy_fwd_bwd`): the gradient needs the row's logsumexp before
-its first element can be written, so the row is held in registers: whole in one program for
-rows up to MAX_ROW, else split across programs that exchange their (max, sum) pairs through a
-flagged workspace exactly as kernels/softmax/kr_triton.py does (see its docstring), and then
-write their block of the gradient; one pass over the logits, one write of the gradient. The
+its first element can be written. Three paths, chosen by `plan_fwd_bwd` from FWDBWD_RULE (per
+element size; FWDBWD_FORCE or the environment's KR_CE_FWDBWD force one, for sweeps):
+"exchange" (the default) holds the row in registers: whole in one program for rows up to
+max_row, else split across programs that exchange their (max, sum) pairs through a flagged
+workspace as kernels/softmax/kr_triton.py does (one 64-bit slot a part; see its docstring), and
+then write their block of the gradient -- one pass over the logits, one write of the gradient;
+"twopass" runs the forward's streaming (max, sum) per part of the row, then a gradient kernel
+over (row, column block) tiles that re-reads the logits (three passes of traffic, no waiting);
+"rowloop" streams each row twice in one program (an online (max, sum), then the gradient). The
 number of non-ignored targets (the mean's divisor, needed by every program before it writes)
 comes from a small counting kernel launched first (integer atomics: exact in any order), so
 nothing waits on the host; the mean as in the forward.
@@ -63,6 +68,18 @@ def _gather(slots, k, kmask, WAIT: tl.constexpr):
         while tl.min((got >> 32).to(tl.int32), axis=0) == 0:
             got = tl.load(slots + k, mask=kmask, other=0x100000000, volatile=True)
     return got.to(tl.int32).to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def _local(t, start, N, BLOCK: tl.constexpr):
+    """The columns [start, start + BLOCK) of a row as int32 lane offsets: (offs, in-row mask,
+    one-hot of the target). int32 lanes against int32 scalars: a comparison with the int64
+    start or target would widen every lane to 64 bits (twice the registers)."""
+    offs = tl.arange(0, BLOCK)
+    lim = tl.minimum(N - start, BLOCK).to(tl.int32)
+    rel = t - start
+    rel = tl.where((rel >= 0) & (rel < BLOCK), rel, -1).to(tl.int32)
+    return offs, offs < lim, offs == rel
 
 
 @triton.jit
@@ -191,16 +208,18 @@ def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, igno
     else:
         xoff = row * stride_x
         dxoff = row * stride_dx
-    cols = part * BLOCK + tl.arange(0, BLOCK)
-    m = cols < N
+    start = part * BLOCK
     t = tl.load(T + row)
+    offs, m, hit = _local(t, start, N, BLOCK)
+    xoff += start
+    dxoff += start
     if t == ignore_index:  # every part of the row takes this branch: no exchange for it
         if PHASE != 1:
-            tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=m)
+            tl.store(DX + dxoff + offs, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=m)
             if part == 0:
                 tl.store(LOSSROW + row, 0.0)
     else:
-        x = tl.load(X + xoff + cols, mask=m, other=-float("inf")).to(tl.float32)
+        x = tl.load(X + xoff + offs, mask=m, other=-float("inf")).to(tl.float32)
         mx = tl.max(x, axis=0)
         xt = 0.0
         if part == 0:  # issued before the exchange: its latency hides behind the wait
@@ -234,8 +253,8 @@ def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, igno
         if PHASE != 1:
             scale = 1.0 / tl.load(WS).to(tl.float32)
             p = tl.exp(x - bs) * (1.0 / total)
-            g = (p - tl.where(cols == t, 1.0, 0.0)) * scale
-            tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=m)
+            g = (p - tl.where(hit, 1.0, 0.0)) * scale
+            tl.store(DX + dxoff + offs, g.to(DX.dtype.element_ty), mask=m)
             if part == 0:
                 tl.store(LOSSROW + row, (bs - xt) + tl.log(total))
             if SPLIT_P2 > 1:
@@ -265,11 +284,13 @@ def _grad_tiles(X, T, WS, DX, PM, PS, stride_x, stride_dx, split, nblk, ntiles, 
     else:
         xoff = row * stride_x
         dxoff = row * stride_dx
-    cols = cb * BLOCK + tl.arange(0, BLOCK)
-    m = cols < N
+    start = cb * BLOCK
     t = tl.load(T + row)
+    offs, m, hit = _local(t, start, N, BLOCK)
+    xoff += start
+    dxoff += start
     if t == ignore_index:
-        tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=m)
+        tl.store(DX + dxoff + offs, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=m)
     else:
         k = tl.arange(0, SPLIT_P2)
         kmask = k < split
@@ -278,11 +299,11 @@ def _grad_tiles(X, T, WS, DX, PM, PS, stride_x, stride_dx, split, nblk, ntiles, 
         big = tl.max(pm, axis=0)
         bs = tl.where(big == -float("inf"), 0.0, big)
         total = tl.sum(tl.where(kmask, ps * tl.exp(pm - bs), 0.0), axis=0)
-        x = tl.load(X + xoff + cols, mask=m, other=-float("inf"), eviction_policy=EVICT).to(tl.float32)
+        x = tl.load(X + xoff + offs, mask=m, other=-float("inf"), eviction_policy=EVICT).to(tl.float32)
         scale = 1.0 / tl.load(WS).to(tl.float32)
         p = tl.exp(x - bs) * (1.0 / total)
-        g = (p - tl.where(cols == t, 1.0, 0.0)) * scale
-        tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=m)
+        g = (p - tl.where(hit, 1.0, 0.0)) * scale
+        tl.store(DX + dxoff + offs, g.to(DX.dtype.element_ty), mask=m)
 
 
 @triton.jit(do_not_specialize=["stride_x", "stride_dx", "ignore_index"])
@@ -322,11 +343,11 @@ def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
         inv = 1.0 / s
         scale = 1.0 / tl.load(WS).to(tl.float32)
         for c in range(0, nch):
-            cols = (nch - 1 - c) * BLOCK + offs
-            cm = cols < N
-            x = tl.load(X + xoff + cols, mask=cm, other=-float("inf")).to(tl.float32)
-            g = (tl.exp(x - bs) * inv - tl.where(cols == t, 1.0, 0.0)) * scale
-            tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=cm)
+            start = (nch - 1 - c) * BLOCK
+            lo, cm, hit = _local(t, start, N, BLOCK)
+            x = tl.load(X + xoff + start + lo, mask=cm, other=-float("inf")).to(tl.float32)
+            g = (tl.exp(x - bs) * inv - tl.where(hit, 1.0, 0.0)) * scale
+            tl.store(DX + dxoff + start + lo, g.to(DX.dtype.element_ty), mask=cm)
 
 
 # --------------------------------------------------------------------------------------
@@ -373,11 +394,16 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: `lse_warps`), then a gradient kernel over tiles of `gblock` columns on `gwarps` warps (3
 #: passes of traffic, no waiting); "rowloop": one program per row, chunks of `rblock` on `rwarps`,
 #: an online pass then a reverse gradient pass.
-#: Default before the sweep: the exchange with the softmax family's measured forward layouts
-#: (bf16 8192 columns on 8 warps, fp32 4096 on 4; lab/softmax/NOTES.md, 1.3-1.6x / 1.0-1.1x the
-#: floor there, against 2.4-4.0x here with 8192 on 16 warps and two slots).
+#: Default before the sweep (unmeasured; the reasoning): the exchange in parts of 4096 columns
+#: on 4 warps for both dtypes -- the layout that keeps the most columns of the row resident per
+#: SM with no spill (lab/softmax/aot_check.py --ce, sm_90, triton 3.9: bf16 56 registers, 9
+#: programs, 36864 columns an SM; fp32 63, 8, 32768; the first version's 8192 on 16 warps with
+#: two slots: 58-62 registers, 2 programs, 16384), so the wait on the exchange is hidden by
+#: more parts in flight; the paired slot halves the exchange's atomics and waits. The softmax
+#: family's split forward, the same exchange, runs at 1.3-1.6x (bf16) and 1.0-1.1x (fp32) the
+#: floor (lab/softmax/NOTES.md) against 2.4-4.0x here before.
 FWDBWD_RULE = {
-    2: {"path": "exchange", "max_row": MAX_ROW, "block": 8192, "warps": 8, "pair": 1,
+    2: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 8},
     4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
@@ -449,7 +475,7 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2) -> dict:
         split = -(-n // block)
     if split == 1:
         return {"PATH": "exchange", "BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2),
-                "PAIR": bool(rule["pair"])}
+                "PAIR": False}  # whole rows: no exchange
     warps = rule["warps"] if block == rule["block"] else _warps(block)
     return {"PATH": "exchange", "BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
             "num_warps": warps, "PAIR": bool(rule["pair"])}

@@ -4,6 +4,8 @@ with the triton wheel). What costs no device time: run it before a device call.
 
     python lab/softmax/aot_check.py            # everything
     python lab/softmax/aot_check.py --softmax  # the softmax long-row layouts only
+    python lab/softmax/aot_check.py --ce       # the cross-entropy fwd+bwd candidates only
+                                               # (lab/cross_entropy/sweep.py's, issue 16)
 """
 import re
 import sys
@@ -48,6 +50,31 @@ LONG_FWD = {"bf16": [(8192, 32, 16), (8192, 32, 4), (8192, 32, 8), (16384, 16, 8
 LONG_BWD = {"bf16": [(8192, 32, 16), (8192, 32, 8), (8192, 32, 4), (4096, 64, 4), (16384, 16, 16)],
             "fp32": [(4096, 32, 8), (4096, 32, 4), (2048, 64, 4)]}
 ONLY_SOFTMAX = "--softmax" in sys.argv
+CE_FB = {"X": "*{dt}", "T": "*i64", "WS": "*i64", "DX": "*{dt}", "LOSSROW": "*fp32", "SLOTS": "*i64", "DEP": "*i64",
+         "stride_x": "i32", "stride_dx": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"}
+if "--ce" in sys.argv:
+  for dt in ("bf16", "fp32"):
+    fb = {k: v.format(dt=dt) for k, v in CE_FB.items()}
+    # (BLOCK, SPLIT_P2, warps, PAIR): the split layouts of the sweep's exchange candidates, and
+    # the whole rows of 16384 (16 warps) and 32768 (32 warps)
+    for BLOCK, P2, w, pair in [(8192, 32, 16, 0), (8192, 32, 16, 1), (8192, 32, 8, 1), (4096, 64, 4, 1),
+                               (4096, 64, 8, 1), (2048, 128, 4, 1), (16384, 16, 16, 1), (16384, 1, 16, 0),
+                               (32768, 1, 32, 0)]:
+      comp(ce._fwd_bwd, fb, {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": bool(pair)}, w,
+           f"ce fb {dt} B{BLOCK} P{P2} w{w} pair{pair}")
+    for GB, w in [(4096, 8), (8192, 8), (4096, 4), (2048, 4)]:
+      comp(ce._grad_tiles, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "PM": "*fp32", "PS": "*fp32",
+                            "stride_x": "i32", "stride_dx": "i32", "split": "i32", "nblk": "i32", "ntiles": "i32",
+                            "ignore_index": "i32", "N": "i32"},
+           {"BLOCK": GB, "SPLIT_P2": 16, "CONTIG": True, "REVERSE": True, "EVICT": ""}, w, f"ce grad tiles {dt} B{GB} w{w}")
+    for RB, w in [(4096, 8), (8192, 16), (4096, 4)]:
+      comp(ce._rowloop, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "LOSSROW": "*fp32",
+                         "stride_x": "i32", "stride_dx": "i32", "ignore_index": "i32", "N": "i32"},
+           {"BLOCK": RB, "CONTIG": True}, w, f"ce rowloop {dt} B{RB} w{w}")
+    comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32",
+                         "split": "i32", "ignore_index": "i32", "N": "i32"},
+         {"BLOCK": 4096, "PART": 16384, "CONTIG": True, "EVICT": ""}, 8, f"ce lse {dt}")
+  sys.exit(0)
 for dt in ("bf16", "fp32"):
   for BLOCK, P2, w in LONG_FWD[dt]:
     comp(sm._fwd, {"X": f"*{dt}", "Y": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_x": "i32", "stride_y": "i32", "split": "i32", "N": "i32"},
@@ -65,9 +92,9 @@ for dt in ("bf16", "fp32"):
     comp(sm._bwd, {"Yp": f"*{dt}", "DY": f"*{dt}", "DX": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_y": "i32", "stride_dy": "i32", "stride_dx": "i32", "split": "i32", "N": "i32"},
          {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"sm bwd {dt} B{BLOCK} P{P2} w{w}")
     comp(ce._fwd_bwd, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "LOSSROW": "*fp32", "SLOTS": "*i64", "DEP": "*i64", "stride_x": "i32", "stride_dx": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"},
-         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w}")
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": P2 > 1}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w}")
   comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"},
-       {"BLOCK": 4096, "PART": 131072, "CONTIG": True}, 8, f"ce lse {dt}")
+       {"BLOCK": 4096, "PART": 131072, "CONTIG": True, "EVICT": ""}, 8, f"ce lse {dt}")
 comp(ce._finish, {"PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "LOSSROW": "*fp32", "T": "*i64", "OUT": "*bf16", "BSUM": "*fp32", "BCNT": "*fp32", "WS": "*i64", "rows": "i32", "split": "i32", "ignore_index": "i32", "nblocks": "i32"},
      {"FROM_PARTS": True, "R": 256, "SPLIT_P2": 16, "NB_P2": 128}, 4, "ce finish parts")
 comp(ce._finish, {"PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "LOSSROW": "*fp32", "T": "*i64", "OUT": "*bf16", "BSUM": "*fp32", "BCNT": "*fp32", "WS": "*i64", "rows": "i32", "split": "i32", "ignore_index": "i32", "nblocks": "i32"},

@@ -7,14 +7,14 @@
 #   ce-sweep.md (the table), ce-sweep.json (everything), ce-sweep-log.txt (steps, GPU, tests, log).
 # Run from the repo root of a copy of this worktree, .whl beside it or inside it:
 #   run(carry=[".gpu-ce", ".whl"], command="bash .gpu-ce/lab/cross_entropy/device_sweep.sh", timeout_s=360)
-# Knobs (environment): CALL_LIMIT (s, default 320), TESTS (1: run the CE GPU tests first, <= 75 s),
+# Knobs (environment): CALL_LIMIT (s, default 325), TESTS (1: run the CE GPU tests first, <= 90 s),
 # CANDS (comma list, sweep.py's names), SELECT (regex of shape ids), TUNE (tune shapes, 6),
 # DRY=1 (here, no GPU: TRITON_INTERPRET=1, three tiny fp32 shapes, wall-clock times).
 set -u
 export PYTHONUNBUFFERED=1
 : "${OUT:?set OUT to the folder whose files come back}"
 cd "$(dirname "$0")/../.."
-limit=${CALL_LIMIT:-320}
+limit=${CALL_LIMIT:-325}
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
 work=$(mktemp -d /tmp/ce-sweep-XXXXXX)
@@ -48,14 +48,14 @@ else
   nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv > "$work/gpu.txt" 2>&1
   step "$(python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>&1 | tail -n 1)"
   if [ "${TESTS:-1}" = 1 ]; then
-    timeout 75 python3 -m pytest -q --tb=short -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k cross_entropy \
+    timeout 90 python3 -m pytest -q --tb=short -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k cross_entropy \
       > "$work/tests.log" 2>&1
     step "CE GPU tests: exit $?: $(tail -n 1 "$work/tests.log")"
   fi
 fi
 bundle
 left=$(( limit - $(elapsed) - 10 ))   # 10 s to bundle
-budget=$(( left - 45 ))               # the last timing started, the table written
+budget=$(( left - 30 ))               # the last timing started, the table written
 [ "$budget" -gt 20 ] || { step "no time left for the sweep ($left s)"; bundle; exit 0; }
 step "sweep: SWEEP_BUDGET $budget s, timeout $left s"
 args=(--out "$work" --tune "${TUNE:-6}")

@@ -74,6 +74,14 @@ if "--ce" in sys.argv:
     comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32",
                          "split": "i32", "ignore_index": "i32", "N": "i32"},
          {"BLOCK": 4096, "PART": 16384, "CONTIG": True, "EVICT": ""}, 8, f"ce lse {dt}")
+    comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32",
+                         "split": "i32", "ignore_index": "i32", "N": "i32"},
+         {"BLOCK": 4096, "PART": 16384, "CONTIG": True, "EVICT": "evict_last"}, 8, f"ce lse {dt} evict_last")
+    comp(ce._grad_tiles, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "PM": "*fp32", "PS": "*fp32",
+                          "stride_x": "i32", "stride_dx": "i32", "split": "i32", "nblk": "i32", "ntiles": "i32",
+                          "ignore_index": "i32", "N": "i32"},
+         {"BLOCK": 4096, "SPLIT_P2": 16, "CONTIG": False, "REVERSE": False, "EVICT": "evict_first"}, 8,
+         f"ce grad tiles {dt} B4096 w8 evict_first, strided")
   sys.exit(0)
 for dt in ("bf16", "fp32"):
   for BLOCK, P2, w in LONG_FWD[dt]:

@@ -309,3 +309,37 @@ def test_cross_entropy_split_layout_in_a_cuda_graph():
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(out[0], ref[0]) and torch.equal(out[1], ref[1])
+
+
+# every fwd+bwd path of lab/cross_entropy/sweep.py (forced through FWDBWD_FORCE), on a GPU
+CE_PATHS = {
+    "exchange-v1": {"path": "exchange", "pair": 0, "block": 8192, "warps": 16},
+    "exchange-2k": {"path": "exchange", "pair": 1, "block": 2048, "warps": 4},
+    "twopass": {"path": "twopass"},
+    "twopass-evict": {"path": "twopass", "evict": 1, "reverse": 0, "gblock": 8192},
+    "rowloop": {"path": "rowloop"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CE_PATHS))
+@pytest.mark.parametrize("dtype,rows,vocab", [(torch.bfloat16, 300, 128256), (torch.float32, 7, 151937),
+                                              (torch.bfloat16, 140, 32000)])
+def test_cross_entropy_fwd_bwd_paths(name, dtype, rows, vocab, monkeypatch):
+    monkeypatch.setattr(ce, "FWDBWD_FORCE", dict(CE_PATHS[name]))
+    x, g = logits(rows, vocab, dtype, rows + vocab)
+    t = torch.randint(0, vocab, (rows,), device="cuda", generator=g)
+    t[1] = -100
+    t[-1] = vocab - 1
+    x[0, (int(t[0]) + 1) % vocab] = -math.inf
+    loss_ref, g_ref = ce_ref(x, t)
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t)
+    lt = 1e-5 if dtype == torch.float32 else 4e-3
+    assert abs(loss.item() - loss_ref.item()) <= lt * abs(loss_ref.item())
+    n_valid = int((t != -100).sum())
+    assert norm_ok(dx, g_ref, dtype) and elem_ok(dx, g_ref, dtype, 1e-4 / (vocab * n_valid))
+    assert not dx[1].any()
+    l2, dx2 = ce.cross_entropy_fwd_bwd(x, t)  # deterministic, workspace left clean
+    assert torch.equal(l2, loss) and torch.equal(dx2, dx)
+    t[:] = -100
+    l3, dx3 = ce.cross_entropy_fwd_bwd(x, t)
+    assert math.isnan(l3.item()) and not dx3.any()

@@ -363,6 +363,8 @@ def test_cross_entropy_fwd_bwd_rule_and_override(monkeypatch):
     assert p["PATH"] == "twopass" and p["GBLOCK"] == 8192 and p["NBLK"] == 16
     monkeypatch.setenv("KR_CE_FWDBWD", "path=rowloop")
     assert ce.plan_fwd_bwd(128256, 4096)["PATH"] == "rowloop"
+    monkeypatch.setenv("KR_CE_FWDBWD", "path=exchange,alt_path=rowloop,alt_from=100000")
+    assert ce.plan_fwd_bwd(128256, 4096)["PATH"] == "rowloop" and ce.plan_fwd_bwd(32000, 4096)["PATH"] == "exchange"
     monkeypatch.setenv("KR_CE_FWDBWD", "blok=4")
     with pytest.raises(ValueError, match="KR_CE_FWDBWD"):
         ce.plan_fwd_bwd(128256, 4096)

@@ -402,13 +402,15 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: more parts in flight; the paired slot halves the exchange's atomics and waits. The softmax
 #: family's split forward, the same exchange, runs at 1.3-1.6x (bf16) and 1.0-1.1x (fp32) the
 #: floor (lab/softmax/NOTES.md) against 2.4-4.0x here before.
+#: `alt_path` / `alt_from`: rows of at least alt_from columns take alt_path instead (0: never),
+#: for a sweep that finds one path best at short vocabularies and another at long ones.
 FWDBWD_RULE = {
     2: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
-        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 8},
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 8, "alt_path": "twopass", "alt_from": 0},
     4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
-        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 8},
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 8, "alt_path": "twopass", "alt_from": 0},
 }
 #: A sweep's forced candidate: a dict of FWDBWD_RULE keys replacing the rule's (None: the
 #: environment variable KR_CE_FWDBWD, "key=value,key=value", e.g. "path=twopass,gblock=8192").
@@ -426,7 +428,7 @@ def _forced() -> dict:
         if not sep or key not in FWDBWD_RULE[2]:
             raise ValueError(f"KR_CE_FWDBWD: bad item {item!r}; use key=value with keys "
                              f"{', '.join(FWDBWD_RULE[2])}")
-        out[key] = val if key == "path" else int(val)
+        out[key] = val if key in ("path", "alt_path") else int(val)
     return out
 
 
@@ -434,8 +436,9 @@ def fwd_bwd_rule(elem_size: int = 2) -> dict:
     """The rule for one element size with any forced keys applied."""
     rule = dict(FWDBWD_RULE[4 if elem_size >= 4 else 2])
     rule.update(_forced())
-    if rule["path"] not in _PATHS:
-        raise ValueError(f"fwd+bwd path {rule['path']!r}: use one of {', '.join(_PATHS)}")
+    for key in ("path", "alt_path"):
+        if rule[key] not in _PATHS:
+            raise ValueError(f"fwd+bwd {key} {rule[key]!r}: use one of {', '.join(_PATHS)}")
     return rule
 
 
@@ -448,6 +451,8 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2) -> dict:
     layout follows n (and the dtype) only, never the row count."""
     rule = fwd_bwd_rule(elem_size)
     path = rule["path"]
+    if rule["alt_from"] and n >= rule["alt_from"]:
+        path = rule["alt_path"]
     if path == "twopass":
         lb = min(rule["lse_block"], triton.next_power_of_2(n))
         per_part = max(1, rule["lse_part"] // lb)

@@ -61,12 +61,16 @@ VOCABS = [32000, 128256, 151936, 262144]
 TOKENS = [1024, 2048, 4096, 8192, 16384, 32768]
 
 
-def tune_shapes(n: int, seed: int = TUNE_SEED) -> list[dict]:
+def tune_shapes(n: int, seed: int = TUNE_SEED, skip=()) -> list[dict]:
     """n shapes: vocab from VOCABS or an odd one in [20001, 300000], tokens from TOKENS (halved
-    until the logits are at most 2.2 GB), bf16 or fp32, valid 100 / 90 / 50 %."""
+    until the logits are at most 2.2 GB), bf16 or fp32, valid 100 / 90 / 50 %; a draw equal to
+    one in `skip` ((tokens, vocab, valid_pct, dtype), the record's) or drawn before is dropped."""
     rng = random.Random(seed)
     out = []
-    for i in range(n):
+    seen = set(skip)
+    i = -1
+    while len(out) < n:
+        i += 1
         vocab = rng.choice(VOCABS) if i % 2 == 0 else rng.randrange(20001, 300001, 2)
         dtype = rng.choice(["bfloat16", "bfloat16", "float32"])
         es = 4 if dtype == "float32" else 2
@@ -76,6 +80,9 @@ def tune_shapes(n: int, seed: int = TUNE_SEED) -> list[dict]:
         valid = rng.choice([100, 100, 90, 50])
         short = {"bfloat16": "bf16", "float32": "fp32"}[dtype]
         ign = "" if valid == 100 else f"-ign{100 - valid}"
+        if (tokens, vocab, valid, dtype) in seen:
+            continue
+        seen.add((tokens, vocab, valid, dtype))
         out.append({"id": f"tune-t{tokens}-v{vocab}{ign}-{short}", "kind": "forward+backward",
                     "tokens": tokens, "vocab": vocab, "valid_pct": valid, "dtype": dtype})
     return out
@@ -102,7 +109,8 @@ def cases(record, n_tune: int, dry: bool, select: str):
         # the issue's 16 first, the 16384-token fp32 vocab series last (the largest)
         mine.sort(key=lambda w: w.id.startswith("fwdbwd-t16384-v") and w.id.endswith("-fp32")
                   and "ign" not in w.id)
-        extra = [Workload(**w) for w in tune_shapes(n_tune)]
+        skip = {(w.sizes["tokens"], w.sizes["vocab"], w.sizes["valid_pct"], w.dtype) for w in mine}
+        extra = [Workload(**w) for w in tune_shapes(n_tune, TUNE_SEED, skip)]
     fam = family_variant(record, {}, extra)
     main = [w for w in mine if not (w.id.startswith("fwdbwd-t16384-v") and "ign" not in w.id and w.id.endswith("fp32"))]
     tail = [w for w in mine if w not in main]

@@ -46,6 +46,8 @@ CANDS: dict[str, dict] = {
     "x2k4": {"path": "exchange", "pair": 1, "block": 2048, "warps": 4, "max_row": 16384},
     "x16k16": {"path": "exchange", "pair": 1, "block": 16384, "warps": 16, "max_row": 16384},
     "x8k8-w32k": {"path": "exchange", "pair": 1, "block": 8192, "warps": 8, "max_row": 32768},
+    # rows of 8193-16384 columns split in 4096-column parts instead of whole on 16 warps
+    "x4k4-m8k": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 8192},
     "tp4k8": {"path": "twopass", "gblock": 4096, "gwarps": 8, "evict": 0, "reverse": 1},
     "tp4k4": {"path": "twopass", "gblock": 4096, "gwarps": 4, "evict": 0, "reverse": 1},
     "tp8k8": {"path": "twopass", "gblock": 8192, "gwarps": 8, "evict": 0, "reverse": 1},

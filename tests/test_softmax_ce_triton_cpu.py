@@ -239,11 +239,20 @@ def test_cross_entropy_plans():
     assert ce.plan_forward(128256, 8192)["SPLIT"] == 1
     few = ce.plan_forward(262144, 4)
     assert few["SPLIT"] > 1 and few["PART"] * few["SPLIT"] >= 262144
-    assert ce.plan_fwd_bwd(16384, 8192)["SPLIT"] == 1
-    if ce.fwd_bwd_rule(2)["path"] == "exchange":
-        assert ce.plan_fwd_bwd(32000, 8192)["SPLIT"] == -(-32000 // ce.fwd_bwd_rule(2)["block"])
-    p = ce.plan_fwd_bwd(151936, 4096)
-    assert p["SPLIT"] > 1 and (p["SPLIT"] - 1) * p["BLOCK"] < 151936 <= p["SPLIT"] * p["BLOCK"]
+    try:
+        ce.FWDBWD_FORCE = {"path": "exchange"}  # the exchange path, whatever the default
+        block = ce.fwd_bwd_rule(2)["block"]
+        assert ce.plan_fwd_bwd(16384, 8192)["SPLIT"] == 1
+        assert ce.plan_fwd_bwd(32000, 8192)["SPLIT"] == -(-32000 // block)
+        p = ce.plan_fwd_bwd(151936, 4096)
+        assert p["SPLIT"] > 1 and (p["SPLIT"] - 1) * p["BLOCK"] < 151936 <= p["SPLIT"] * p["BLOCK"]
+        ce.FWDBWD_FORCE = {"path": "rowloop"}  # one program a row, at any row count
+        rblock = ce.fwd_bwd_rule(2)["rblock"]
+        for rows in (1, 7, 4096):
+            q = ce.plan_fwd_bwd(151936, rows)
+            assert q["PATH"] == "rowloop" and q["SPLIT"] == 1 and q["BLOCK"] == rblock
+    finally:
+        ce.FWDBWD_FORCE = None
 
 
 def test_cross_entropy_edge_cases():

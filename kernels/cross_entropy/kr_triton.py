@@ -405,12 +405,12 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: `alt_path` / `alt_from`: rows of at least alt_from columns take alt_path instead (0: never),
 #: for a sweep that finds one path best at short vocabularies and another at long ones.
 FWDBWD_RULE = {
-    2: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
+    2: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
-        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 8, "alt_path": "twopass", "alt_from": 0},
-    4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "alt_path": "twopass", "alt_from": 0},
+    4: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
-        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 8, "alt_path": "twopass", "alt_from": 0},
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "alt_path": "twopass", "alt_from": 0},
 }
 #: A sweep's forced candidate: a dict of FWDBWD_RULE keys replacing the rule's (None: the
 #: environment variable KR_CE_FWDBWD, "key=value,key=value", e.g. "path=twopass,gblock=8192").

@@ -394,14 +394,14 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: `lse_warps`), then a gradient kernel over tiles of `gblock` columns on `gwarps` warps (3
 #: passes of traffic, no waiting); "rowloop": one program per row, chunks of `rblock` on `rwarps`,
 #: an online pass then a reverse gradient pass.
-#: Default before the sweep (unmeasured; the reasoning): the exchange in parts of 4096 columns
-#: on 4 warps for both dtypes -- the layout that keeps the most columns of the row resident per
-#: SM with no spill (lab/softmax/aot_check.py --ce, sm_90, triton 3.9: bf16 56 registers, 9
-#: programs, 36864 columns an SM; fp32 63, 8, 32768; the first version's 8192 on 16 warps with
-#: two slots: 58-62 registers, 2 programs, 16384), so the wait on the exchange is hidden by
-#: more parts in flight; the paired slot halves the exchange's atomics and waits. The softmax
-#: family's split forward, the same exchange, runs at 1.3-1.6x (bf16) and 1.0-1.1x (fp32) the
-#: floor (lab/softmax/NOTES.md) against 2.4-4.0x here before.
+#: Default from the H200 sweep of 2026-12-02 (lab/cross_entropy/sweep-2026-12-02/ce-sweep.md,
+#: 12 bf16 fwd+bwd workloads, cold L2): the row loop on 4096-column chunks and 4 warps was the
+#: fastest candidate at 8 of them and within 4 % of the best at the other 4 (the 4096-part
+#: exchange at 1024 and 8192 x 128256, 2048-part exchange at 4096 x 151936 ign50, twopass 4096/8
+#: at 1024 x 262144, 5 %), 1.41-1.86x the floor against 2.4-4.0x for the first version (8192
+#: parts on 16 warps, two slots) and 0.10-0.67x Liger's time. It has no waits and its layout
+#: follows the vocab only (a row's bits never depend on the row count). fp32 follows it
+#: unswept. Cost: rows run one program each, so a call with fewer rows than SMs leaves SMs idle.
 #: `alt_path` / `alt_from`: rows of at least alt_from columns take alt_path instead (0: never),
 #: for a sweep that finds one path best at short vocabularies and another at long ones.
 FWDBWD_RULE = {

@@ -26,6 +26,11 @@ import os
 import random
 import sys
 import time
+
+# 2026-12-02: a failed CUDA-graph capture (out of memory at 4096 x 151936) left the caching
+# allocator 138 GiB reserved and every later shape out of memory; expandable segments let it
+# give that back
+os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -48,9 +48,9 @@ def made(monkeypatch) -> list[str]:
     calls: list[str] = []
     real = family_pub.family_page
 
-    def counting(index, family):
+    def counting(index, family, *rest):
         calls.append(family.id)
-        return real(index, family)
+        return real(index, family, *rest)
 
     monkeypatch.setattr(family_pub, "family_page", counting)
     return calls
@@ -120,6 +120,18 @@ def test_each_edit_remakes_only_the_families_it_touches(tree, tmp_path, made):
     step("family summary edited", {"bench-family-02"})
     edit(tree / "families" / "bench-family-01.yaml", lambda d: d.update(title="Retitled operation"))
     step("family title edited", set(FAMILIES))
+
+    # a kernel's source edited (kernels/ beside the records): that family, whose page marks
+    # results measured on other code
+    package = tree.parent / "kernels" / "bench_family_00"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    impl = package / "impl_one.py"
+    impl.write_text('from .registry import register\n\n\n@register("bench-impl-0")\ndef make(inputs):\n'
+                    '    return lambda: None\n', encoding="utf-8")
+    step("kernel registered", {"bench-family-00"})
+    impl.write_text(impl.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    step("kernel source edited", {"bench-family-00"})
 
     # nothing changed: nothing made
     made.clear()

@@ -178,6 +178,24 @@ def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, t
     assert stale[0]["results"] == 24 and stale[0]["command"].endswith("--implementation synthetic-1")
     assert "synthetic-1" not in {n["id"] for n in model["never_measured"]}
 
+    # the family page marks the same results "earlier code", and only those
+    from site_builder.records.kernel_hash import current_shas
+    from site_builder.site.publishers.family import family_page
+
+    index = derive(catalog)
+    current = current_shas(kernels, FAMILY_ID)
+    rows = [r for lb in family_page(index, catalog.families[FAMILY_ID], current).leaderboards
+            for c in lb["cohorts"] for r in [*c["rows"], *c["unranked"]]]
+    marked = {r["implementation"] for r in rows if r["source_changed"]}
+    assert marked == {"synthetic-1"}
+    assert sum(r["source_changed"] for r in rows) == sum(r["implementation"] == "synthetic-1" and bool(r["kernel_sha"])
+                                                          for r in rows) > 0
+    recorded = {r["kernel_sha"] for r in rows if r["implementation"] == "synthetic-1"} - {None}
+    assert len(recorded) == 1  # the code as it was measured: nothing is marked
+    same = family_page(index, catalog.families[FAMILY_ID], {"synthetic-1": recorded.pop()})
+    assert not any(r["source_changed"] for lb in same.leaderboards for c in lb["cohorts"]
+                   for r in [*c["rows"], *c["unranked"]])
+
 
 def test_implementation_page_shows_availability_numerics_and_results(reported):
     page = soup(reported, "implementations/liger-fused.html")

@@ -111,6 +111,27 @@ def kernel_sha(kernels_root: Path, family_id: str, implementation_id: str) -> st
     return sha_of(entry.sources)
 
 
+def current_shas(kernels_root: Path | None, family_id: str) -> dict[str, str]:
+    """The current source hash of every implementation the family's package registers, by id
+    (empty without a kernels folder; an implementation whose source files are missing is left out)."""
+    if not kernels_root or not Path(kernels_root).is_dir():
+        return {}
+    return shas_of(registered(kernels_root, family_id))
+
+
+def shas_of(code: dict[str, KernelSource]) -> dict[str, str]:
+    """The source hash of each registered implementation whose files are all present."""
+    return {iid: sha_of(src.sources) for iid, src in code.items() if all(p.is_file() for p in src.sources)}
+
+
+def source_changed(recorded: str | None, current: str | None) -> bool:
+    """Whether a result's recorded kernel hash names other code than `current` (False when
+    either is unknown; a shorter hash that is a prefix of the other matches)."""
+    if not recorded or not current:
+        return False
+    return not (current.startswith(recorded) or recorded.startswith(current))
+
+
 def _registration(deco: ast.expr, module: Path) -> KernelSource | None:
     if not isinstance(deco, ast.Call):
         return None

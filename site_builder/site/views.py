@@ -12,6 +12,7 @@ import json
 from ..derive.entries import Entry, usable
 from ..derive.floors import achieved_tflops
 from ..derive.index import Cohort
+from ..records.kernel_hash import source_changed
 from ..records.schema import DTYPE_SHORT, Family, Workload
 from . import urls
 
@@ -149,6 +150,8 @@ def _entry_view(e: Entry, first: Entry | None, baseline: Entry | None) -> dict:
         "measured_floor_fraction": (e.measured_floor.us / time_us) if (e.measured_floor and time_us) else None,
         "superseded_by": entry_url(e.superseded_by) if e.superseded_by else None,
         "eligible": e.eligible,
+        "kernel_sha": r.kernel_sha,
+        "source_changed": False,  # set by a publisher that knows today's code (mark_changed_sources)
     }
 
 
@@ -208,3 +211,10 @@ def cohort_view(cohort: Cohort) -> dict:
         "results": len(rows),
         "last_observed": max(e.observed for e in group).date().isoformat(),
     }
+
+
+def mark_changed_sources(views, current: dict[str, str]):
+    """Set `source_changed` on each entry view whose recorded kernel hash is not the hash of its
+    implementation's code today (`current`: implementation id -> hash; see records.kernel_hash)."""
+    for view in views:
+        view["source_changed"] = source_changed(view.get("kernel_sha"), current.get(view["implementation"]))

@@ -90,3 +90,15 @@
     else if (ev.key === "/" && !typing && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); open(); }
   });
 })();
+
+// The header's Families menu (a <details>): Escape or a click outside it closes it.
+(function () {
+  var menu = document.querySelector("details.nav-families");
+  if (!menu) return;
+  document.addEventListener("click", function (ev) {
+    if (menu.open && !menu.contains(ev.target)) menu.open = false;
+  });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape" && menu.open) { menu.open = false; menu.querySelector("summary").focus(); }
+  });
+})();

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ...derive.entries import Entry
 from ...derive.index import SiteIndex
-from ...records.kernel_hash import family_dir, registered, sha_of
+from ...records.kernel_hash import family_dir, registered, shas_of, source_changed
 from ...records.load import Catalog
 from .. import urls
 from ..publish import Page, SiteContext
@@ -119,14 +119,14 @@ def _failed(family, mine: list[Entry]) -> list[dict]:
 
 def _stale(family, mine: list[Entry], code: dict) -> list[dict]:
     """Current measured results whose recorded kernel hash is not the hash of today's source."""
-    current = {iid: sha_of(src.sources) for iid, src in code.items() if all(p.is_file() for p in src.sources)}
+    current = shas_of(code)
     stale: dict[tuple, dict] = {}
     for e in mine:
         r = e.result
-        if e.superseded_by is not None or e.run.trust != "measured" or not r.kernel_sha:
+        if e.superseded_by is not None or e.run.trust != "measured":
             continue
         now = current.get(r.implementation)
-        if now is None or now.startswith(r.kernel_sha) or r.kernel_sha.startswith(now):
+        if not source_changed(r.kernel_sha, now):
             continue
         key = (r.implementation, e.hardware.id, e.lr.path)
         row = stale.setdefault(key, {

@@ -10,11 +10,13 @@ from functools import partial
 from ...derive.entries import Entry, usable
 from ...derive.floors import bytes_moved
 from ...derive.index import SiteIndex
+from ...records.kernel_hash import current_shas
 from ...records.schema import Family
 from .. import charts, urls
 from ..models import FamilyPage
 from ..publish import Data, Page, Scope, SiteContext, to_csv, to_json
-from ..views import (TRUST_LABEL, cohort_view, names_kinds, semantics_identity, workload_view)
+from ..views import (TRUST_LABEL, cohort_view, mark_changed_sources, names_kinds, semantics_identity,
+                     workload_view)
 
 RECENT_SOURCES = 30  # run files listed under sources, newest first
 CSV_COLUMNS = ["family", "workload", "hardware", "protocol", "trust", "implementation", "rank", "status",
@@ -24,12 +26,16 @@ CSV_COLUMNS = ["family", "workload", "hardware", "protocol", "trust", "implement
 
 def publish(index: SiteIndex, site: SiteContext):
     for fid, family in sorted(index.catalog.families.items()):
-        yield Scope(f"family:{fid}", index.family_inputs(fid), partial(_family_files, index, family))
+        current = current_shas(site.kernels, fid)
+        inputs = index.family_inputs(fid)
+        # today's source hashes mark results measured on other code: they are inputs of the page too
+        yield Scope(f"family:{fid}", None if inputs is None else [inputs, sorted(current.items())],
+                    partial(_family_files, index, family, current))
 
 
-def _family_files(index: SiteIndex, family: Family):
+def _family_files(index: SiteIndex, family: Family, current: dict[str, str] | None = None):
     fid = family.id
-    model = family_page(index, family)
+    model = family_page(index, family, current)
     yield Page(urls.family(fid), "family.html", {"f": model},
                tuple(c[k] for c in model.charts for k in ("chart", "relative") if k in c))
     yield Data(urls.family_json(fid), to_json(family_data(model)))
@@ -49,13 +55,18 @@ def family_csv(page: FamilyPage) -> bytes:
     return to_csv(CSV_COLUMNS, rows)
 
 
-def family_page(index: SiteIndex, family: Family) -> FamilyPage:
+def family_page(index: SiteIndex, family: Family, current: dict[str, str] | None = None) -> FamilyPage:
+    """The family page's model; `current` (implementation id -> today's source hash) marks the
+    results measured on other code (`source_changed`)."""
     catalog = index.catalog
     mine = index.family_entries(family.id)
     workloads = {w.id: workload_view(family, w, bytes_moved(family, w)) for w in family.workloads}
     leaderboards = [{"workload": workloads[w.id], "headline": w.id == family.headline,
                      "cohorts": [cohort_view(c) for c in index.cohorts_of(family.id, w.id)]}
                     for w in family.workloads]
+    if current:
+        mark_changed_sources((row for lb in leaderboards for c in lb["cohorts"]
+                              for row in [*c["rows"], *c["unranked"]]), current)
     headline = next(lb["cohorts"] for lb in leaderboards if lb["headline"])
     return FamilyPage(
         id=family.id, title=family.title, tag=family.tag, summary=family.summary,

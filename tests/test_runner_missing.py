@@ -137,7 +137,8 @@ def test_plan_with_retry_failed_and_a_workload_filter(history):
     assert code == 0, out
     assert "toy-scale on cpu: 2 implementations, 3 workloads (2 filtered out by --workload)" in out
     assert "  toy-good: 0 of 3 to run; skipped: 1 current (ok 1), 2 filtered" in out
-    assert "  toy-wrong: 1 of 3 to run; skipped: 0 current, 2 filtered\n    why they run: failed (--retry-failed) 1" in out
+    assert ("  toy-wrong: 1 of 3 to run; skipped: 0 current, 2 filtered\n"
+            "    why they run: failed (--retry-failed) 1") in out
     assert "Total: 1 implementation × workload pair to run, 1 implementation job; --budget 100 s" in out
 
 

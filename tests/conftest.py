@@ -10,7 +10,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 RECORDS = REPO / "records"
-SECOND = Path(__file__).resolve().parent / "fixtures" / "second-family"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SECOND = FIXTURES / "second-family"
+#: the runner's fixture families (toy-scale, ...) and their records (hardware `cpu`, no runs)
+TOY_KERNELS = FIXTURES / "kernels"
+TOY_RECORDS = FIXTURES / "runner-records"
 
 
 @pytest.fixture
@@ -19,6 +23,22 @@ def records_copy(tmp_path) -> Path:
     dest = tmp_path / "records"
     shutil.copytree(RECORDS, dest)
     return dest
+
+
+@pytest.fixture
+def toy_records(tmp_path) -> Path:
+    """A writable copy of the runner's fixture records, named `records`."""
+    dest = tmp_path / "records"
+    shutil.copytree(TOY_RECORDS, dest)
+    return dest
+
+
+def results_by_key(path: Path) -> dict:
+    """A run record's results by (implementation, workload)."""
+    import yaml
+
+    data = yaml.safe_load(path.read_text())
+    return {(r["implementation"], r["workload"]): r for r in data["results"]}
 
 
 @pytest.fixture

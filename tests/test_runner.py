@@ -4,7 +4,6 @@ misbehaving implementations of a fixture family are recorded while the others' r
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -12,10 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
-from conftest import CPU_HARDWARE, REPO, write
+from conftest import CPU_HARDWARE, REPO, TOY_KERNELS, results_by_key, write
 
 pytest.importorskip("torch")
 
@@ -24,25 +22,9 @@ from site_builder.errors import UserError  # noqa: E402
 from site_builder.records.load import load_catalog  # noqa: E402
 from site_builder.runner import run_all  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-TOY_KERNELS = FIXTURES / "kernels"
-TOY_RECORDS = FIXTURES / "runner-records"
-
-
-@pytest.fixture
-def toy_records(tmp_path) -> Path:
-    dest = tmp_path / "records"
-    shutil.copytree(TOY_RECORDS, dest)
-    return dest
-
 
 def run_files(records: Path) -> list[Path]:
     return sorted((records / "runs").rglob("*"))
-
-
-def results_by_key(path: Path) -> dict:
-    data = yaml.safe_load(path.read_text())
-    return {(r["implementation"], r["workload"]): r for r in data["results"]}
 
 
 def test_misbehaving_implementations_are_recorded_and_the_others_kept(toy_records):

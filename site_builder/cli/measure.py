@@ -31,15 +31,39 @@ from .common import DEFAULT_RECORDS, user_errors
 @click.option("--gpus", default=None, help="GPU indices to use, e.g. 0,1,2,3 (default: every visible GPU)")
 @click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
               help="run the jobs on the Ray cluster at ADDRESS, one GPU each (needs kernel-records[ray])")
+@click.option("--missing", is_flag=True,
+              help="run only the implementation × workload pairs without a current result in the run "
+                   "records of this GPU's hardware (current: ok, unsupported or failed, with the current "
+                   "kernel hash, package version and protocol; see site_builder/runner/missing.py)")
+@click.option("--retry-failed", is_flag=True, help="with --missing: run failed results again too")
+@click.option("--plan", "plan_only", is_flag=True,
+              help="print what would run, per family and implementation, and why the rest is skipped; "
+                   "measure nothing (no GPU needed: give --hardware where nvidia-smi lists none)")
+@click.option("--hardware", default=None, metavar="ID",
+              help="with --plan: the hardware record the run is for, e.g. h200 (default: this host's GPU)")
 @user_errors
 def run(records: Path, family, implementations, workloads, timeout, budget, device, kernels, timing_cpu, gpus,
-        ray_address):
+        ray_address, missing, retry_failed, plan_only, hardware):
     """Verify and time the registered kernels on every GPU here (or of a Ray cluster); write one
     new run record per family and GPU."""
+    from ..errors import UserError
+
+    if retry_failed and not missing:
+        raise UserError("--retry-failed goes with --missing (without it every pair runs, failed ones included)")
+    if hardware is not None and not plan_only:
+        raise UserError(f"--hardware {hardware} goes with --plan: a run reads its hardware from the GPU it "
+                        "measures on")
+    extra = {"kernels_root": kernels} if kernels else {}
+    options = dict(family=family, implementations=implementations, workloads=workloads, timeout=timeout,
+                   device=device, budget_s=budget, gpus=gpus, ray_address=ray_address, **extra)
+    if missing:
+        options.update(missing=True, retry_failed=retry_failed)
+    if plan_only:
+        from ..runner.missing import plan_run
+
+        click.echo(plan_run(records, hardware=hardware, **options))
+        return
     from ..runner import run_all
 
-    extra = {"kernels_root": kernels} if kernels else {}
-    for path in run_all(records, family=family, implementations=implementations, workloads=workloads,
-                        timeout=timeout, device=device, budget_s=budget, timing_cpu=timing_cpu, gpus=gpus,
-                        ray_address=ray_address, **extra):
+    for path in run_all(records, timing_cpu=timing_cpu, **options):
         click.echo(str(path))

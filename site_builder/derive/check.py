@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .entries import Entry, build_entries
 from ..errors import Problem, RecordErrors
-from ..records.kernel_hash import registered, sha_of
+from ..records.kernel_hash import registered, same_kernel, sha_of
 from ..records.load import Catalog, _shown, load_catalog, record_files
 from ..records.schemas import KIND_OF_FOLDER, schema_line
 
@@ -147,6 +147,13 @@ def _floor_warning(e: Entry) -> list[tuple]:
         "check the unit (µs, not ms), the workload and the hardware of this result")]
 
 
+def version_mismatch(e: Entry, catalog: Catalog) -> str | None:
+    """Why `e` was not obtained with the version its implementation record describes (check's
+    version warning), or None. `kernel-records run --missing` re-runs such results."""
+    found = _version_warning(e, catalog)
+    return found[0][1] if found else None
+
+
 def _version_warning(e: Entry, catalog: Catalog) -> list[tuple]:
     impl = e.implementation
     if impl.version is None:
@@ -189,7 +196,7 @@ def _hash_warning(e: Entry, code: dict, kernels: Path, hashes: dict) -> list[tup
     current = hashes[entry.sources]
     if not current:
         return []
-    if not (current.startswith(r.kernel_sha) or r.kernel_sha.startswith(current)):
+    if not same_kernel(r.kernel_sha, current):
         return [(
             ("kernel_sha",),
             f"stale kernel hash: {r.implementation} on {r.workload} was measured with source "

@@ -103,6 +103,12 @@ def _statements(tree: ast.AST):
         yield node
 
 
+def same_kernel(recorded: str, current: str) -> bool:
+    """Whether a result's `kernel_sha` names the current source (either may be a prefix of the
+    other: records may keep fewer or more hex digits)."""
+    return bool(recorded and current) and (current.startswith(recorded) or recorded.startswith(current))
+
+
 def kernel_sha(kernels_root: Path, family_id: str, implementation_id: str) -> str | None:
     """The current hash of an implementation's source, or None when no code registers it."""
     entry = registered(kernels_root, family_id).get(implementation_id)

@@ -19,7 +19,8 @@ def run_all(records: Path = Path("records"), *, ray_address: str | None = None, 
                         "leave out --gpus and --timing-cpu")
     from .cluster import run_cluster
 
-    keep = ("family", "implementations", "workloads", "timeout", "device", "budget_s", "kernels_root", "console")
+    keep = ("family", "implementations", "workloads", "timeout", "device", "budget_s", "kernels_root", "console",
+            "missing", "retry_failed")
     return run_cluster(ray_address, records, **{k: v for k, v in options.items() if k in keep})
 
 

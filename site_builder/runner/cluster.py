@@ -27,7 +27,7 @@ from .devices import Gpu, Slot, host_name, list_gpus, plan_slots, visible
 from .families import KERNELS_ROOT
 from .jobs import Clock, apply_e2e, e2e_job, execute, probe
 from .protocol import COPY_BYTES, SEED, settings_for
-from .run import (Collected, _match_hardware, _not_installed, job_failed, measure_units, pick_families,
+from .run import (Collected, _match_hardware, job_failed, measure_units, not_installed, pick_families,
                   plan_families, record_data, write_records)
 from .schedule import plan_jobs
 
@@ -105,7 +105,8 @@ def run_cluster(address: str | None, records: Path = Path("records"), *, family:
                 implementations=(), workloads=(), timeout: float = 600.0, device: str | None = None,
                 budget_s: float | None = None, seed: int = SEED, kernels_root: Path = KERNELS_ROOT,
                 console: Console | None = None, init: dict | None = None,
-                tool: str = "kernel-records run --ray") -> list[Path]:
+                tool: str = "kernel-records run --ray", missing: bool = False,
+                retry_failed: bool = False) -> list[Path]:
     """Connect to the cluster at `address` (unless Ray is initialised already, as in tests), run
     every job there, write the records here. Returns their paths."""
     ray = import_ray()
@@ -125,7 +126,8 @@ def run_cluster(address: str | None, records: Path = Path("records"), *, family:
     try:
         measured = drive(ray, catalog, families, implementations=implementations, workloads=workloads,
                          timeout=timeout, device=device or "cuda", budget_s=budget_s, seed=seed,
-                         kernels_root=kernels_root, console=console, tool=tool)
+                         kernels_root=kernels_root, console=console, tool=tool, missing=missing,
+                         retry_failed=retry_failed)
     finally:
         if connected_here:
             ray.shutdown()
@@ -133,7 +135,7 @@ def run_cluster(address: str | None, records: Path = Path("records"), *, family:
 
 
 def drive(ray, catalog, families, *, implementations, workloads, timeout, device, budget_s, seed, kernels_root,
-          console, tool):
+          console, tool, missing=False, retry_failed=False):
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     started = time.monotonic()
@@ -175,6 +177,14 @@ def drive(ray, catalog, families, *, implementations, workloads, timeout, device
     plans = plan_families(catalog, families, {fid: first["families"][fid]["registry"] for fid in ids},
                           implementations, workloads)
     hw = hw_ids[0]
+    if missing:  # leave out the pairs with a current result (missing.py)
+        from .missing import mark_current, nothing_left
+
+        mark_current(plans, catalog, [hw], device, registries, retry_failed, console)
+        if nothing_left(plans, registries, [hw]):
+            console.print("Nothing to run: every selected implementation × workload has a current result "
+                          "in the run records (--missing); no record written.", highlight=False, soft_wrap=True)
+            return []
     l2 = first["l2_bytes"] or int((catalog.hardware[hw].l2_mb or 50) * 1e6)
     base = {"kernels_root": str(kernels_root), "device": device, "seed": seed, "protocol": settings_for(device),
             "l2_bytes": l2, "timing_cpu": None}
@@ -239,20 +249,17 @@ def drive(ray, catalog, families, *, implementations, workloads, timeout, device
     out = []
     for f in families:
         plan, registry = plans[f.id], registries[f.id]
-        missing = {impl_id: {w["id"]: {"status": "not-installed",
-                                       "error": _not_installed(catalog, impl_id, registry[impl_id])}
-                             for w in plan.workloads}
-                   for impl_id in plan.implementations if registry[impl_id]["missing"]}
-        missing.update(lost.get(f.id, {}))  # placed in the family's first record (their GPU is unknown)
+        absent = not_installed(catalog, plan, registry, hw)
+        absent.update(lost.get(f.id, {}))  # placed in the family's first record (their GPU is unknown)
         keys = sorted(k for (fid, k) in collected.by_slot if fid == f.id)
-        if missing and not keys and slots:
+        if absent and not keys and slots:
             keys = [sorted(slots)[0]]
-        if missing and not keys:
+        if absent and not keys:
             console.print(f"{f.id}: no task answered, so no record can be written", highlight=False)
         for n, key in enumerate(keys):
             found = dict(collected.by_slot.get((f.id, key), {}))
             if n == 0:
-                found.update(missing)
+                found.update(absent)
             slot, info = slots[key], infos[key]
             env = {**info["environment"], "packages": info["families"][f.id]["packages"], **slot.identity()}
             notes = (f"Measured by `{tool}` in {elapsed:.0f} s on GPU {slot.gpu.index} of {slot.host} (its workers "

@@ -42,6 +42,15 @@ class Plan:
     implementations: list[str]
     workloads: list[dict]
     problems: list[str] = field(default_factory=list)
+    #: --missing: by hardware id, each (implementation, workload id) pair's standing in the
+    #: committed records (missing.Standing); a settled pair is not run on that hardware
+    standing: dict[str, dict[tuple[str, str], object]] = field(default_factory=dict)
+
+    def todo(self, hardware: str, impl_id: str) -> list[dict]:
+        """The workloads `impl_id` runs on `hardware`: the plan's, less the settled ones."""
+        known = self.standing.get(hardware, {})
+        return [w for w in self.workloads
+                if not getattr(known.get((impl_id, w["id"])), "settled", False)]
 
 
 def _case(family: Family, w) -> dict:
@@ -139,10 +148,18 @@ def measure_units(plans: dict[str, Plan], registries: dict[str, dict], hardware_
     for hw in hardware_ids:
         for fid, plan in plans.items():
             for impl_id in plan.implementations:
-                if not registries[fid][impl_id]["missing"]:
+                todo = plan.todo(hw, impl_id)
+                if todo and not registries[fid][impl_id]["missing"]:
                     units.append({**job_of_hardware[hw], "kind": "measure", "family": fid, "hardware": hw,
-                                  "implementation": impl_id, "workloads": plan.workloads})
+                                  "implementation": impl_id, "workloads": todo})
     return units
+
+
+def not_installed(catalog, plan: Plan, registry: dict, hardware: str) -> dict[str, dict]:
+    """The `not-installed` results of the plan's implementations whose module is missing here."""
+    return {impl_id: {w["id"]: {"status": "not-installed", "error": _not_installed(catalog, impl_id, registry[impl_id])}
+                      for w in plan.todo(hardware, impl_id)}
+            for impl_id in plan.implementations if registry[impl_id]["missing"] and plan.todo(hardware, impl_id)}
 
 
 class Collected:
@@ -189,11 +206,14 @@ def _notes(tool: str, elapsed: float, slot: Slot, n_slots: int, timeout: float, 
 def refresh(catalog, families: list[Family], slots: list[Slot], *, implementations=(), workloads=(),
             timeout: float = 600.0, device: str | None = None, seed: int = SEED, budget_s: float | None = None,
             kernels_root: Path = KERNELS_ROOT, console: Console | None = None, timing_cpu: int | None = None,
-            tool: str = "kernel-records run") -> list[tuple[Family, Slot, dict, object]]:
+            tool: str = "kernel-records run", missing: bool = False,
+            retry_failed: bool = False) -> list[tuple[Family, Slot, dict, object]]:
     """Everything a run does but write, over the slots of this host: probe every slot, plan
     the jobs (family × implementation, or chunks of its workloads), run them one worker per slot
     at a time (schedule.py), then each family's interleaved end-to-end pass on one slot. Returns
-    (family, slot, the run record's data, its moment) per family and slot that measured it."""
+    (family, slot, the run record's data, its moment) per family and slot that measured it.
+    `missing`: leave out the pairs with a current result in `catalog` (missing.py); when none
+    is left, say so and return nothing."""
     console = console or Console(stderr=True)
     if not console.is_terminal:
         console.width = max(console.width, 180)  # logs keep every column of the summary table
@@ -220,6 +240,14 @@ def refresh(catalog, families: list[Family], slots: list[Slot], *, implementatio
         l2 = probe_info["l2_bytes"] or int((catalog.hardware[hw].l2_mb or 50) * 1e6)
         job_of_hw[hw] = {"kernels_root": str(kernels_root), "device": device, "seed": seed, "protocol": settings,
                          "l2_bytes": l2, "timing_cpu": probe_info["environment"].get("timing_cpu")}
+    if missing:
+        from .missing import mark_current, nothing_left
+
+        mark_current(plans, catalog, hw_ids, device, registries, retry_failed, console)
+        if nothing_left(plans, registries, hw_ids):
+            console.print("Nothing to run: every selected implementation × workload has a current result "
+                          "in the run records (--missing); no record written.", highlight=False, soft_wrap=True)
+            return []
     jobs = plan_jobs(measure_units(plans, registries, hw_ids, job_of_hw), len(slots))
     collected = Collected()
     left = {}  # (family, hardware) -> measure jobs not done yet
@@ -287,14 +315,12 @@ def refresh(catalog, families: list[Family], slots: list[Slot], *, implementatio
     out = []
     for f in families:
         plan, registry = plans[f.id], registries[f.id]
-        missing = {impl_id: {w["id"]: {"status": "not-installed", "error": _not_installed(catalog, impl_id, registry[impl_id])}
-                             for w in plan.workloads}
-                   for impl_id in plan.implementations if registry[impl_id]["missing"]}
         placed: set[str] = set()
         for slot in slots:
             found = dict(collected.by_slot.get((f.id, slot.key), {}))
-            if hardware[slot.key] not in placed and missing:  # not-installed: on the first slot of each hardware
-                found.update(missing)
+            absent = not_installed(catalog, plan, registry, hardware[slot.key])
+            if hardware[slot.key] not in placed and absent:  # not-installed: on the first slot of each hardware
+                found.update(absent)
                 placed.add(hardware[slot.key])
             if not found:
                 continue
@@ -392,11 +418,12 @@ def run_here(records: Path = Path("records"), *, family: str | None = None, impl
             workloads=(), timeout: float = 600.0, device: str | None = None, budget_s: float | None = None,
             kernels_root: Path = KERNELS_ROOT, console: Console | None = None,
             timing_cpu: int | None = None, gpus: str | list[int] | None = None,
-            devices: list[Gpu] | None = None) -> list[Path]:
+            devices: list[Gpu] | None = None, missing: bool = False, retry_failed: bool = False) -> list[Path]:
     """Run every family with kernels (or `family`) over every visible GPU (or `gpus`, "0,1" or
     [0, 1]; `devices` replaces the GPU list, for tests), one worker per GPU at a time; write one
-    new run record per family and GPU that measured it. Returns the paths. (`run_all` in the
-    package adds the Ray cluster mode, cluster.py.)"""
+    new run record per family and GPU that measured it. Returns the paths. `missing` runs only
+    the pairs without a current result in `records` (missing.py; failed ones too with
+    `retry_failed`). (`run_all` in the package adds the Ray cluster mode, cluster.py.)"""
     if isinstance(gpus, str):
         gpus = parse_gpu_list(gpus)
     catalog = load_catalog(records)
@@ -406,7 +433,8 @@ def run_here(records: Path = Path("records"), *, family: str | None = None, impl
     slots = host_slots(device, gpus, devices)
     measured = refresh(catalog, [catalog.families[f] for f in families], slots, implementations=implementations,
                        workloads=workloads, timeout=timeout, device=device, budget_s=budget_s,
-                       kernels_root=kernels_root, console=console, timing_cpu=timing_cpu)
+                       kernels_root=kernels_root, console=console, timing_cpu=timing_cpu, missing=missing,
+                       retry_failed=retry_failed)
     return write_records(catalog, records, measured, console)
 
 

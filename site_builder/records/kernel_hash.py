@@ -133,9 +133,7 @@ def shas_of(code: dict[str, KernelSource]) -> dict[str, str]:
 def source_changed(recorded: str | None, current: str | None) -> bool:
     """Whether a result's recorded kernel hash names other code than `current` (False when
     either is unknown; a shorter hash that is a prefix of the other matches)."""
-    if not recorded or not current:
-        return False
-    return not (current.startswith(recorded) or recorded.startswith(current))
+    return bool(recorded and current) and not same_kernel(recorded, current)
 
 
 def _registration(deco: ast.expr, module: Path) -> KernelSource | None:

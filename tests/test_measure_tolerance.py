@@ -115,7 +115,8 @@ def test_a_bad_allowance_is_refused_with_the_hook_named(given, message):
 
 
 def test_an_allowance_for_an_exact_output_is_refused():
-    family = SimpleNamespace(id="fam", allowance=lambda case, inputs, reference: {"y": torch.zeros(2, dtype=torch.float64)})
+    zeros = {"y": torch.zeros(2, dtype=torch.float64)}
+    family = SimpleNamespace(id="fam", allowance=lambda case, inputs, reference: zeros)
     case = Case(id="w1", dtype="int64", outputs={"y": Tensor("int64", (2,))})
     with pytest.raises(ValueError, match="compared Exact: an allowance applies to Close outputs only"):
         measure.checked_allowances(family, case, {}, {"y": torch.zeros(2, dtype=torch.int64)}, {"y": Exact()})

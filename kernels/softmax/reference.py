@@ -40,8 +40,8 @@ def backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
 #: costs far more than rtol·|dx_i| (the H200 run of 2026-12-02 failed torch.softmax's own backward
 #: at every bf16 workload, on a few thousand of 10^8-10^9 elements). A rounding changes v by at
 #: most u·|v| (u the unit roundoff: 2^-8 for bf16, 2^-11 for fp16), plus η where v is subnormal
-#: (half the subnormal spacing: fp16 2^-25, bf16 none in this range). With a = Σ_j |y_j·dy_j| (≥ |s|),
-#: rounding once
+#: (half the subnormal spacing: fp16 2^-25, bf16 none in this range). With a = Σ_j |y_j·dy_j|
+#: (≥ |s|), rounding once
 #:   the product y_i·dy_i                    moves dx_i by ≤ u·y_i·|dy_i| + η
 #:   every product y_j·dy_j before the sum   ≤ y_i·(u·a + cols·η)
 #:   s, or y_i·s                             ≤ u·y_i·|s| + η  ≤ u·y_i·a + η
@@ -49,17 +49,19 @@ def backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
 #: each at most  u·y_i·(|dy_i| + a) + η·(1 + cols·y_i);  the allowance is C_ROUNDINGS = 2 of those
 #: (two intermediates rounded; the final rounding of dx is rtol's). The sum's error is bounded by
 #: Σ|terms|, not |s| (s itself may cancel): with |s| in place of a, the rounding PyTorch's CUDA
-#: backward does (y·dy rounded to the dtype before a float32 sum, dx = y·dy − y·s) exceeded
-#: u·y_i·(|dy_i| + |s|) 16-fold in an emulation (cols 1024). A float32 accumulation of the sum adds at most
-#: depth·2^-24·a (2e-5·a for a reduction depth of 300), under 1 % of u·a for bf16.
+#: backward does (softmax_backward_cuda_out: tmp = grad * output in the dtype, a float32 sum of
+#: tmp, dx = tmp − y·s) exceeded u·y_i·(|dy_i| + |s|) 16-fold in an emulation (cols 1024). A
+#: float32 accumulation of the sum adds at most depth·2^-24·a (2e-5·a for a reduction depth of
+#: 300), under 1 % of u·a for bf16.
 #: With the emulations of tests/test_softmax_backward_tolerance.py (rows × cols 2048×1024 to
 #: 8×262144, bf16 and fp16), the excess over (atol, rtol) of implementations that round s, y·s,
 #: dy − s, or y·dy before the sum was at most 0.22 of this allowance; of a sum accumulated in the
 #: dtype itself, emulated as a pairwise tree (log2(cols) roundings, so not bounded by it in
 #: general; Liger-Kernel's single-block backward sums bf16 products with tl.sum, which accumulates
-#: in the input dtype, in its own order), 0.56. Wrong ones exceed it: Σ y·dy missing, of another row, of half the row, or of the wrong
-#: sign (1.7x to 1500x), 5 % off at the largest 1 % of |dx| (3.9x to 44x). An error of 1 % there
-#: passes, as it did before: rtol 1.6e-2 alone allows it (bf16's ulp is 0.4-0.8 % relative).
+#: in the input dtype, in its own order), 0.56. Wrong ones exceed it: Σ y·dy missing, of another
+#: row, of half the row, or of the wrong sign (1.7x to 1500x), 5 % off at the largest 1 % of |dx|
+#: (3.9x to 44x). An error of 1 % there passes, as it did before: rtol 1.6e-2 alone allows it
+#: (bf16's ulp is 0.4-0.8 % relative).
 UNIT_ROUNDOFF = {"bfloat16": 2.0**-8, "float16": 2.0**-11}
 #: half the spacing of the dtype's subnormals (float16: 2^-24 spacing below 6.1e-5; bf16 keeps
 #: its relative precision down to 1e-38: none)

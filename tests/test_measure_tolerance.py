@@ -45,7 +45,8 @@ def test_the_largest_diff_is_left_out_when_it_is_the_worst_element():
 def test_a_zero_tolerance_names_the_failing_element():
     ref = torch.tensor([0.0, 1.0], dtype=torch.float64)
     _, [text] = _verify(torch.tensor([1e-9, 1.0], dtype=torch.float64), ref, Close(0.0, 0.0))
-    assert "furthest outside at flat index 0: 1e-09 vs 0, |diff| 1e-09 is a zero the tolerance there" in text
+    assert "furthest outside at flat index 0: 1e-09 vs 0, |diff| 1e-09 against a zero tolerance there, 0 " \
+           "(atol 0 + rtol·|ref| 0)" in text
 
 
 def test_a_scalar_output_still_gets_a_message():

@@ -156,9 +156,9 @@ def _worst(o, ref, diff, bound, within, tol: Tolerance, allowance) -> str:
     parts = f"atol {tol.atol:.3g} + rtol·|ref| {tol.rtol * abs(rd):.3g}"
     if allowance is not None:
         parts += f" + allowance {float(allowance.flatten()[worst]):.3g}"
-    times = f"{dd / bd:.3g}×" if bd > 0 else "a zero"
+    times = f"is {dd / bd:.3g}× the tolerance there" if bd > 0 else "against a zero tolerance there"
     text = (f"furthest outside at flat index {_where(shape, worst)}: {od:.6g} vs {rd:.6g}, "
-            f"|diff| {dd:.3g} is {times} the tolerance there, {bd:.3g} ({parts})")
+            f"|diff| {dd:.3g} {times}, {bd:.3g} ({parts})")
     largest = int(diff.flatten().argmax())
     if largest != worst:
         ol, rl, dl, bl = (float(t.flatten()[largest]) for t in (o, ref, diff, bound))

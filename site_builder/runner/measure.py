@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from .family import Case, Exact, IndexSet, Tolerance
+from .family import Case, Close, Exact, IndexSet, Tolerance
 
 
 def stat(samples_us: list[float]) -> dict:
@@ -93,8 +93,22 @@ def dtype_name(dtype: torch.dtype) -> str:
     return {"float8_e4m3fn": "float8_e4m3"}.get(name, name)
 
 
-def _compare(name: str, out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, problems: list[str]):
-    """(max abs error, relative error or None) of one output; problems appended."""
+def _where(shape: tuple[int, ...], flat: int) -> str:
+    """A flat index and, for a tensor of two or more dimensions, its position: `17 [1, 5]`."""
+    if len(shape) < 2:
+        return str(flat)
+    coords, rest = [], flat
+    for size in reversed(shape):
+        rest, c = divmod(rest, size)
+        coords.append(c)
+    return f"{flat} [{', '.join(str(c) for c in reversed(coords))}]"
+
+
+def _compare(name: str, out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, problems: list[str],
+             allowance: torch.Tensor | None = None):
+    """(max abs error, relative error or None) of one output; problems appended. `allowance`
+    (Close only): an element-wise absolute error the family allows on top of atol (see
+    `KernelFamily.allowance`)."""
     if tuple(out.shape) != tuple(ref.shape):
         problems.append(f"output {name} has shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
         return 0.0, None
@@ -112,7 +126,10 @@ def _compare(name: str, out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, pr
     finite = torch.isfinite(o)
     n_bad_values = int((~finite).sum())
     diff = (o - ref).abs()
-    within = diff <= tol.atol + tol.rtol * ref.abs()  # False for NaN
+    bound = ref.abs().mul_(tol.rtol).add_(tol.atol)  # atol + rtol |ref|, elementwise
+    if allowance is not None:
+        bound.add_(allowance)
+    within = diff <= bound  # False for NaN
     n_out = int((~within).sum())
     finite_diff = torch.where(finite, diff, torch.zeros_like(diff))
     max_abs = float(finite_diff.max()) if diff.numel() else 0.0
@@ -122,20 +139,43 @@ def _compare(name: str, out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, pr
         problems.append(f"output {name} has {n_bad_values} non-finite values of {o.numel()} "
                         "(NaN where an element was never written)")
     elif n_out:
-        worst = int(diff.flatten().argmax())
         problems.append(f"output {name}: {n_out} of {o.numel()} elements outside tolerance; "
-                        f"worst at flat index {worst}: {float(o.flatten()[worst]):.6g} vs "
-                        f"{float(ref.flatten()[worst]):.6g}")
+                        + _worst(o, ref, diff, bound, within, tol, allowance))
     return max_abs, rel
 
 
+def _worst(o, ref, diff, bound, within, tol: Tolerance, allowance) -> str:
+    """The element furthest outside its tolerance (largest |diff| / tolerance among the failing
+    ones): value, reference, |diff| and the tolerance there; then the largest |diff| where that
+    is another element. The tolerance there: atol + rtol |ref| (+ the family's allowance)."""
+    shape = tuple(o.shape)
+    ratio = diff.div(bound).masked_fill_(within, 0.0)  # > 1 exactly where outside; inf where the bound is 0
+    worst = int(ratio.flatten().argmax())
+    del ratio
+    od, rd, dd, bd = (float(t.flatten()[worst]) for t in (o, ref, diff, bound))
+    parts = f"atol {tol.atol:.3g} + rtol·|ref| {tol.rtol * abs(rd):.3g}"
+    if allowance is not None:
+        parts += f" + allowance {float(allowance.flatten()[worst]):.3g}"
+    times = f"is {dd / bd:.3g}× the tolerance there" if bd > 0 else "against a zero tolerance there"
+    text = (f"furthest outside at flat index {_where(shape, worst)}: {od:.6g} vs {rd:.6g}, "
+            f"|diff| {dd:.3g} {times}, {bd:.3g} ({parts})")
+    largest = int(diff.flatten().argmax())
+    if largest != worst:
+        ol, rl, dl, bl = (float(t.flatten()[largest]) for t in (o, ref, diff, bound))
+        state = "within" if dl <= bl else "outside"
+        text += (f"; largest |diff| at flat index {_where(shape, largest)}: {ol:.6g} vs {rl:.6g}, "
+                 f"|diff| {dl:.3g}, tolerance there {bl:.3g} ({state})")
+    return text
+
+
 def verify(outputs: dict, reference: dict, inputs: dict, snapshot: dict, tolerances: dict,
-           declared: dict | None = None, destroyed=()) -> tuple[dict, list[str]]:
+           declared: dict | None = None, destroyed=(), allowances: dict | None = None) -> tuple[dict, list[str]]:
     """Compare each output with the reference under its tolerance (`Close`: |out - ref| <=
-    atol + rtol |ref| elementwise; `Exact`; `IndexSet`), check its dtype against the declared
-    one (`declared`: name -> family.Tensor), check inputs are unchanged and no output aliases
-    an input or another output. Inputs in `destroyed` (the implementation overwrites them and
-    was given copies) are exempt from the last two checks."""
+    atol + rtol |ref| elementwise, plus the output's entry in `allowances` where the family
+    gives one; `Exact`; `IndexSet`), check its dtype against the declared one (`declared`:
+    name -> family.Tensor), check inputs are unchanged and no output aliases an input or
+    another output. Inputs in `destroyed` (the implementation overwrites them and was given
+    copies) are exempt from the last two checks."""
     problems: list[str] = []
     for name, tensor in inputs.items():
         if name not in destroyed and not torch.equal(tensor, snapshot[name]):
@@ -154,7 +194,8 @@ def verify(outputs: dict, reference: dict, inputs: dict, snapshot: dict, toleran
         if declared and name in declared and dtype_name(out.dtype) != declared[name].dtype:
             problems.append(f"output {name} is {dtype_name(out.dtype)}, the family declares {declared[name].dtype}")
             continue
-        err, rel = _compare(name, out, reference[name], tolerances[name], problems)
+        err, rel = _compare(name, out, reference[name], tolerances[name], problems,
+                            (allowances or {}).get(name))
         max_abs = max(max_abs, err)
         if rel is not None:
             max_rel = max(max_rel, rel)
@@ -467,6 +508,33 @@ def timing_cpu(job: dict, device) -> int | None:
     return cpu
 
 
+def checked_allowances(family, case: Case, inputs: dict, reference: dict, tolerances: dict) -> dict:
+    """The family's element-wise allowances (`KernelFamily.allowance`), checked: only for
+    `Close` outputs, float64, the reference's shape and device, finite and not negative. A
+    family that breaks this gets an error naming its hook (every result of the case then fails
+    with it), never a silently looser check."""
+    hook = getattr(family, "allowance", None)
+    given = dict(hook(case, inputs, reference) or {}) if hook else {}
+    where = f"family {getattr(family, 'id', '?')!r}: allowance(case {case.id!r})"
+    for name, a in given.items():
+        if name not in reference:
+            raise ValueError(f"{where} gives {name!r}, which is not an output of the case "
+                             f"({', '.join(reference)}): return allowances keyed by output name")
+        if not isinstance(tolerances[name], Close):
+            raise ValueError(f"{where} gives {name!r}, compared {type(tolerances[name]).__name__}: "
+                             "an allowance applies to Close outputs only")
+        ref = reference[name]
+        if not isinstance(a, torch.Tensor) or a.dtype != torch.float64 or tuple(a.shape) != tuple(ref.shape) \
+                or a.device != ref.device:
+            got = f"{a.dtype} {tuple(a.shape)} on {a.device}" if isinstance(a, torch.Tensor) else type(a).__name__
+            raise ValueError(f"{where}[{name!r}] is {got}; it must be a float64 tensor of the reference's "
+                             f"shape {tuple(ref.shape)} on {ref.device}")
+        if a.numel() and not bool(((a >= 0) & torch.isfinite(a)).all()):
+            raise ValueError(f"{where}[{name!r}] has negative or non-finite elements: an allowance is an "
+                             "absolute error, finite and >= 0")
+    return given
+
+
 def check(family, impl, case: Case, seed: int, device) -> tuple:
     """Correctness first: the implementation's outputs on one input set (drawn from `seed`),
     computed from NaN-poisoned memory, against the family's reference under each output's
@@ -480,13 +548,15 @@ def check(family, impl, case: Case, seed: int, device) -> tuple:
     snapshot = {k: v.clone() for k, v in inputs.items()}
     reference = family.reference(case, inputs)
     tolerances = {name: family.tolerance(case, name) for name in case.outputs}
+    allowances = checked_allowances(family, case, inputs, reference, tolerances)
     elsize = max(t.element_size() for t in inputs.values())
     given = given_inputs(inputs, impl)
     poison_allocator(2 * elsize * sum(r.numel() for r in reference.values()), device)
     fn = impl.factory(given, case)
     outputs = outputs_by_name(fn(), list(case.outputs))
     sync(device)
-    correctness, problems = verify(outputs, reference, given, snapshot, tolerances, case.outputs, impl.destroys)
+    correctness, problems = verify(outputs, reference, given, snapshot, tolerances, case.outputs, impl.destroys,
+                                   allowances)
     return fn, correctness, problems, set_bytes(inputs, outputs)
 
 

@@ -2,7 +2,8 @@
 (forward+backward), ignore_index −100.
 
 The family interface is site_builder/runner/family.py (kernels/README.md): `family` below is
-the runner's view of this package; implementations register on `family.registry`.
+the runner's view of this package; implementations register on `family.registry`;
+`sample_shapes(n, seed)` draws the bench's random shapes (shapes.py states their ranges).
 
 Installed on its own (`pip install ./kernels`, the `kr-kernels` distribution, kernels/pyproject.toml)
 without the engine, the package offers its kernels only (kr_triton.py, imported on first use):
@@ -20,6 +21,7 @@ if engine_present():
 
     from . import inputs as _inputs
     from . import reference as _reference
+    from . import shapes as _shapes
 
 
     class CrossEntropy(KernelFamily):
@@ -33,6 +35,9 @@ if engine_present():
         def make_inputs(self, case: Case, seed: int, device) -> dict:
             return _inputs.draw(case.id, case["tokens"], case["vocab"], case["valid_pct"], case.dtype, seed,
                                 device, int(case.params["ignore_index"]))
+
+        def sample_shapes(self, n, seed):
+            return _shapes.sample_shapes(n, seed)
 
         def reference(self, case: Case, inputs: dict) -> dict:
             return _reference.reference(case.kind, inputs, int(case.params["ignore_index"]))

@@ -1,5 +1,6 @@
 """Shapes beyond the family record's workloads, for `kernel-records bench --random N --seed S`
-and `--models` (the family's `sample_shapes` and `shape_set` hooks). Standard library only.
+and `--models` (the family's `sample_shapes` and `shape_set` hooks); the random shapes are declared for the
+shared sampler (site_builder/runner/shapes.py). Standard library only.
 
 Random shapes: rows log-uniform in [1, 65536]; hidden log-uniform in [256, 131072], half of them
 rounded to a multiple of 64 and half left arbitrary (odd and prime sizes included); dtype one of
@@ -15,11 +16,8 @@ rows, in bfloat16.
 
 from __future__ import annotations
 
-import math
-import os
-import random
-
 from site_builder.runner.family import Shape
+from site_builder.runner.shapes import Cap, Choice, Cycle, LogUniform, Sampler
 
 ROWS = (1, 65536)
 HIDDEN = (256, 131072)
@@ -30,24 +28,16 @@ DTYPES = (("bfloat16", {}), ("float16", {}), ("float32", {}),
 MODEL_HIDDEN = (2048, 2560, 3072, 3584, 4096, 5120, 6144, 7168, 8192, 12288, 14336, 16384, 18432, 28672)
 MODEL_ROWS = (1, 16, 64, 256, 1024, 4096, 16384)
 
-
-def _log_uniform(rng: random.Random, low: int, high: int) -> int:
-    return min(high, max(low, int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))))
+SAMPLER = Sampler(
+    "fused-add-rmsnorm",
+    # even draws a multiple of 64 (alternating, so both kinds are always in the set)
+    axes={"rows": LogUniform(*ROWS), "hidden": Cycle(LogUniform(*HIDDEN, multiple=64), LogUniform(*HIDDEN))},
+    dtype=Choice(DTYPES),
+    caps=(Cap(("rows", "hidden"), MAX_ELEMENTS, cut="rows"),))
 
 
 def sample_shapes(n: int, seed: int) -> list[Shape]:
-    rng = random.Random(f"fused-add-rmsnorm shapes {seed}")
-    out = []
-    for i in range(n):
-        rows = _log_uniform(rng, *ROWS)
-        hidden = _log_uniform(rng, *HIDDEN)
-        if i % 2 == 0:  # a multiple of 64 (alternating, so both kinds are always in the set)
-            hidden = min(HIDDEN[1], max(HIDDEN[0], 64 * round(hidden / 64)))
-        cap = min(MAX_ELEMENTS, int(os.environ.get("KR_BENCH_MAX_ELEMENTS") or MAX_ELEMENTS))
-        rows = max(1, min(rows, cap // hidden))
-        dtype, tensors = DTYPES[rng.randrange(len(DTYPES))]
-        out.append(Shape(sizes={"rows": rows, "hidden": hidden}, dtype=dtype, tensors=dict(tensors)))
-    return out
+    return SAMPLER.sample(n, seed)
 
 
 def model_shapes() -> list[Shape]:

@@ -1,7 +1,8 @@
 """Shapes beyond the family record's workloads, for `kernel-records bench --random N --seed S`
 and `--set models` (the family's `sample_shapes` and `shape_set` hooks); the configuration
-sweep (lab/gemm/sweep.py) tunes on one seed's shapes and reports on another's. Standard
-library only.
+sweep (lab/gemm/sweep.py) tunes on one seed's shapes and reports on another's. The random
+shapes are declared for the shared sampler (site_builder/runner/shapes.py). Standard library
+only.
 
 Random shapes: M log-uniform in [1, 16384] (a third of the draws at decode sizes M ≤ 16, the
 class the model treats apart); N and K log-uniform in [1024, 32768], rounded to a multiple of
@@ -15,10 +16,8 @@ other projections of the same models (Qwen 3 8B, DeepSeek V3's dense MLP and att
 
 from __future__ import annotations
 
-import math
-import random
-
 from site_builder.runner.family import Shape
+from site_builder.runner.shapes import Cap, Cycle, Fixed, LogUniform, Sampler, Uniform
 
 M_RANGE = (1, 16384)
 NK_RANGE = (1024, 32768)
@@ -34,21 +33,19 @@ MODEL_NK = (
 )
 
 
-def _log_uniform(rng: random.Random, low: int, high: int) -> int:
-    return min(high, max(low, int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))))
+_NK = Cycle(*[LogUniform(*NK_RANGE, multiple=128)] * 3, LogUniform(*NK_RANGE))  # draw i % 4 == 3: arbitrary
+
+SAMPLER = Sampler(
+    "gemm",
+    # a third of the draws (i % 3 == 0) at decode sizes M ≤ 16
+    axes={"m": Cycle(Uniform(1, 16), LogUniform(*M_RANGE), LogUniform(*M_RANGE)), "n": _NK, "k": _NK},
+    dtype=Fixed("bfloat16"),
+    # 2·M·N·K ≤ MAX_FLOPS, M cut; a flop bound, not an element count: KR_BENCH_MAX_ELEMENTS does not apply
+    caps=(Cap(("m", "n", "k"), int(MAX_FLOPS) // 2, cut="m", env=None),))
 
 
 def sample_shapes(n: int, seed: int) -> list[Shape]:
-    rng = random.Random(f"gemm shapes {seed}")
-    out = []
-    for i in range(n):
-        m = rng.randint(1, 16) if i % 3 == 0 else _log_uniform(rng, *M_RANGE)
-        nn_, k = _log_uniform(rng, *NK_RANGE), _log_uniform(rng, *NK_RANGE)
-        if i % 4 != 3:
-            nn_, k = max(128, 128 * round(nn_ / 128)), max(128, 128 * round(k / 128))
-        m = max(1, min(m, int(MAX_FLOPS // (2 * nn_ * k))))
-        out.append(Shape(sizes={"m": m, "n": nn_, "k": k}, dtype="bfloat16"))
-    return out
+    return SAMPLER.sample(n, seed)
 
 
 def model_shapes() -> list[Shape]:

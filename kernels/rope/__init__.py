@@ -8,6 +8,7 @@ site_builder.runner.family.KernelFamily:
   backward {"dq_embed", "dk_embed", "cos", "sin"}
 - `reference(case, inputs)`: forward {"q_embed", "k_embed"}; backward {"dq", "dk"}, float64
 - `tolerance(case, output)`: per output dtype (reference.TOLERANCES)
+- `sample_shapes(n, seed)`: random shapes for the bench, prefill and decode (shapes.py states their ranges)
 
 Installed on its own (`pip install ./kernels`, the `kr-kernels` distribution, kernels/pyproject.toml)
 without the engine, the package offers its kernels only (kr_triton.py, imported on first use):
@@ -25,6 +26,7 @@ if engine_present():
 
     from . import reference as _reference
     from .inputs import make_inputs as _make_inputs
+    from . import shapes as _shapes
 
 
     class RoPE(KernelFamily):
@@ -37,6 +39,9 @@ if engine_present():
 
         def make_inputs(self, case, seed, device):
             return _make_inputs(case, seed, device)
+
+        def sample_shapes(self, n, seed):
+            return _shapes.sample_shapes(n, seed)
 
         def reference(self, case, inputs):
             return _reference.reference(inputs, case.params)

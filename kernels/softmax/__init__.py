@@ -1,7 +1,8 @@
 """Softmax (family `softmax`): forward (y from x) and backward (dx from y and dy).
 
 The family interface is site_builder/runner/family.py (kernels/README.md): `family` below is
-the runner's view of this package; implementations register on `family.registry`.
+the runner's view of this package; implementations register on `family.registry`;
+`sample_shapes(n, seed)` draws the bench's random shapes (shapes.py states their ranges).
 
 Installed on its own (`pip install ./kernels`, the `kr-kernels` distribution, kernels/pyproject.toml)
 without the engine, the package offers its kernels only (kr_triton.py, imported on first use):
@@ -19,6 +20,7 @@ if engine_present():
 
     from . import inputs as _inputs
     from . import reference as _reference
+    from . import shapes as _shapes
 
 
     class Softmax(KernelFamily):
@@ -28,6 +30,9 @@ if engine_present():
 
         def make_inputs(self, case: Case, seed: int, device) -> dict:
             return _inputs.draw(case.kind, case.id, case["rows"], case["cols"], case.dtype, seed, device)
+
+        def sample_shapes(self, n, seed):
+            return _shapes.sample_shapes(n, seed)
 
         def reference(self, case: Case, inputs: dict) -> dict:
             return _reference.reference(case.kind, inputs)

@@ -6,6 +6,7 @@ Imported by the runner as `kr_kernels.swiglu` (site_builder/runner/families.py),
 - `make_inputs(case, seed, device)`: forward {"gate", "up"}; backward {"dy", "gate", "up"}
 - `reference(case, inputs)`: forward {"y"}; backward {"dgate", "dup"}, float64
 - `tolerance(case, output)`: per output dtype (reference.TOLERANCES)
+- `sample_shapes(n, seed)`: random shapes for the bench (shapes.py states their ranges)
 
 The family `swiglu-fused` (kernels/swiglu_fused/) reuses this package's kernels, references and
 inputs for the fused [tokens, 2 x intermediate] layout.
@@ -28,6 +29,7 @@ if engine_present():
 
     from . import reference as _reference
     from .inputs import make_inputs as _make_inputs
+    from . import shapes as _shapes
 
 
     class SwiGLU(KernelFamily):
@@ -39,6 +41,9 @@ if engine_present():
 
         def make_inputs(self, case, seed, device):
             return _make_inputs(case, seed, device)
+
+        def sample_shapes(self, n, seed):
+            return _shapes.sample_shapes(n, seed)
 
         def reference(self, case, inputs):
             return _reference.reference(inputs, case.params)

@@ -8,12 +8,14 @@ the same code; its own modules register the implementations.
 - `make_inputs(case, seed, device)`: forward {"gate_up"}; backward {"dy", "gate_up"}
 - `reference(case, inputs)`: forward {"y"}; backward {"dgate_up"}, float64
 - `tolerance(case, output)`: swiglu's, per output dtype
+- `sample_shapes(n, seed)`: random shapes for the bench (shapes.py states their ranges)
 """
 
 from site_builder.runner.family import Close, KernelFamily
 
 from ..swiglu import reference as _reference
 from ..swiglu.inputs import make_inputs as _make_inputs
+from . import shapes as _shapes
 
 
 class SwiGLUFused(KernelFamily):
@@ -24,6 +26,9 @@ class SwiGLUFused(KernelFamily):
 
     def make_inputs(self, case, seed, device):
         return _make_inputs(case, seed, device)
+
+    def sample_shapes(self, n, seed):
+        return _shapes.sample_shapes(n, seed)
 
     def reference(self, case, inputs):
         return _reference.reference(inputs, case.params)

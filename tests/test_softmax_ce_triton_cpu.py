@@ -381,9 +381,17 @@ def test_cross_entropy_fwd_bwd_rule_and_override(monkeypatch):
     with pytest.raises(ValueError, match="path"):
         ce.plan_fwd_bwd(128256, 4096)
     monkeypatch.delenv("KR_CE_FWDBWD")
-    for es in (2, 4):  # the default rule: exchange; parts of the rule's block at many rows
+    for es in (2, 4):  # the default rule, whichever path it names: its launch at many rows
         rule = ce.fwd_bwd_rule(es)
         p = ce.plan_fwd_bwd(262144, 4096, elem_size=es)
-        if rule["path"] == "exchange":
+        path = rule["alt_path"] if rule["alt_from"] and 262144 >= rule["alt_from"] else rule["path"]
+        assert p["PATH"] == path, (es, p)
+        if path == "exchange":  # parts of the rule's block
             assert p["BLOCK"] == rule["block"] and p["num_warps"] == rule["warps"]
             assert p["SPLIT"] * p["BLOCK"] >= 262144
+        elif path == "rowloop":  # one program a row, chunks of rblock on rwarps
+            assert p["SPLIT"] == 1 and p["BLOCK"] == rule["rblock"]
+            assert p["num_warps"] == min(rule["rwarps"], max(1, rule["rblock"] // 256))
+        else:  # twopass: parts of lse_part columns, gradient tiles of gblock
+            assert p["GBLOCK"] == rule["gblock"] and p["NBLK"] * p["GBLOCK"] >= 262144
+            assert p["SPLIT"] * p["PART"] >= 262144 and p["PART"] <= rule["lse_part"]

@@ -49,6 +49,24 @@ def test_a_zero_tolerance_names_the_failing_element():
            "(atol 0 + rtol·|ref| 0)" in text
 
 
+def test_among_elements_under_a_zero_tolerance_the_largest_diff_is_named():
+    # every failing element is infinitely far outside a zero tolerance: name the largest miss,
+    # not the first one in memory order
+    ref = torch.tensor([1.0, 2.0, 5.0], dtype=torch.float64)
+    out = torch.tensor([1.0, 2.1, 5.5], dtype=torch.float64)
+    _, [text] = _verify(out, ref, Close(0.0, 0.0))
+    assert "2 of 3 elements outside tolerance; furthest outside at flat index 2: 5.5 vs 5, |diff| 0.5 " \
+           "against a zero tolerance there" in text
+    assert "largest" not in text
+
+
+def test_a_nan_reference_is_not_called_a_zero_tolerance():
+    ref = torch.tensor([1.0, float("nan")], dtype=torch.float64)
+    _, [text] = _verify(torch.tensor([1.0, 0.0], dtype=torch.float64), ref, Close(1e-3, 1e-3))
+    assert "furthest outside at flat index 1: 0 vs nan" in text
+    assert "zero tolerance" not in text and "|diff| nan (the reference is nan there: no tolerance holds)" in text
+
+
 def test_a_scalar_output_still_gets_a_message():
     ref = torch.tensor(2.0, dtype=torch.float64)
     _, [text] = _verify(torch.tensor(2.5, dtype=torch.float64), ref, Close(1e-3, 1e-3))

@@ -149,14 +149,26 @@ def _worst(o, ref, diff, bound, within, tol: Tolerance, allowance) -> str:
     ones): value, reference, |diff| and the tolerance there; then the largest |diff| where that
     is another element. The tolerance there: atol + rtol |ref| (+ the family's allowance)."""
     shape = tuple(o.shape)
-    ratio = diff.div(bound).masked_fill_(within, 0.0)  # > 1 exactly where outside; inf where the bound is 0
-    worst = int(ratio.flatten().argmax())
-    del ratio
+    # > 1 exactly where outside; inf where the bound is 0, NaN where the reference is NaN: those
+    # count as infinitely outside, and among them the largest |diff| (NaN first) is the worst
+    ratio = diff.div(bound).masked_fill_(within, 0.0).nan_to_num_(nan=math.inf, posinf=math.inf)
+    endless = torch.isinf(ratio)
+    if bool(endless.any()):
+        key = diff.nan_to_num(nan=math.inf, posinf=math.inf).masked_fill_(~endless, -1.0)
+    else:
+        key = ratio
+    worst = int(key.flatten().argmax())
+    del ratio, endless, key
     od, rd, dd, bd = (float(t.flatten()[worst]) for t in (o, ref, diff, bound))
     parts = f"atol {tol.atol:.3g} + rtol·|ref| {tol.rtol * abs(rd):.3g}"
     if allowance is not None:
         parts += f" + allowance {float(allowance.flatten()[worst]):.3g}"
-    times = f"is {dd / bd:.3g}× the tolerance there" if bd > 0 else "against a zero tolerance there"
+    if bd > 0:
+        times = f"is {dd / bd:.3g}× the tolerance there"
+    elif bd == 0:
+        times = "against a zero tolerance there"
+    else:  # NaN: no tolerance holds
+        times = f"(the reference is {rd:.6g} there: no tolerance holds)"
     text = (f"furthest outside at flat index {_where(shape, worst)}: {od:.6g} vs {rd:.6g}, "
             f"|diff| {dd:.3g} {times}, {bd:.3g} ({parts})")
     largest = int(diff.flatten().argmax())

@@ -195,6 +195,20 @@ def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, t
     same = family_page(index, catalog.families[FAMILY_ID], {"synthetic-1": recorded.pop()})
     assert not any(r["source_changed"] for lb in same.leaderboards for c in lb["cohorts"]
                    for r in [*c["rows"], *c["unranked"]])
+    # and the rendered page shows the badge in those leaderboard rows, and only there
+    from site_builder.site.publishers import family as family_pub
+    from site_builder.site.publishers.home import nav
+    from site_builder.site.render import environment, render
+
+    page = next(iter(family_pub._family_files(index, catalog.families[FAMILY_ID], current)))
+    html = BeautifulSoup(render(environment(), page.template, page.path, nav_families=nav(index),
+                                **page.context).decode("utf-8"), "html.parser")
+    badged = [tr for tr in html.select("table.leaderboard tbody tr") if tr.select_one(".badge.changed")]
+    assert badged and {tr["data-impl"] for tr in badged} == {"synthetic-1"}
+    assert len(badged) == sum(r["source_changed"] for lb in family_page(index, catalog.families[FAMILY_ID],
+                                                                        current).leaderboards
+                              for c in lb["cohorts"] for r in c["rows"])
+    assert all(text(tr.select_one(".badge.changed")) == "earlier code" for tr in badged)
 
 
 def test_implementation_page_shows_availability_numerics_and_results(reported):

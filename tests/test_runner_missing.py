@@ -7,6 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from conftest import TOY_KERNELS, results_by_key, write
@@ -214,6 +215,8 @@ def test_a_missing_run_measures_only_what_is_left_then_nothing(history):
     assert results[("toy-good", "r2-h8")]["status"] == "ok"
     assert results[("toy-good", "r2-h8")]["kernel_sha"] == SHA
     assert results[("toy-wrong", "r3-h16")]["status"] == "failed"
+    # its notes say it holds only what was left (the peers' results stand in earlier records)
+    assert yaml.safe_load(path.read_text())["notes"].startswith("Measured by `kernel-records run --missing` in ")
     before = sorted((history / "runs").rglob("*.yaml"))
     result = CliRunner().invoke(main, ["run", "--records", str(history), "--kernels", str(TOY_KERNELS),
                                        "--family", "toy-scale", "--implementation", "toy-good",

@@ -178,13 +178,11 @@ def drive(ray, catalog, families, *, implementations, workloads, timeout, device
                           implementations, workloads)
     hw = hw_ids[0]
     if missing:  # leave out the pairs with a current result (missing.py)
-        from .missing import mark_current, nothing_left
+        from .missing import leave_out_current, missing_tool
 
-        mark_current(plans, catalog, [hw], device, registries, retry_failed, console)
-        if nothing_left(plans, registries, [hw]):
-            console.print("Nothing to run: every selected implementation × workload has a current result "
-                          "in the run records (--missing); no record written.", highlight=False, soft_wrap=True)
+        if not leave_out_current(plans, catalog, [hw], device, registries, retry_failed, console):
             return []
+        tool = missing_tool(tool, retry_failed)
     l2 = first["l2_bytes"] or int((catalog.hardware[hw].l2_mb or 50) * 1e6)
     base = {"kernels_root": str(kernels_root), "device": device, "seed": seed, "protocol": settings_for(device),
             "l2_bytes": l2, "timing_cpu": None}

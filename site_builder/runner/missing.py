@@ -116,6 +116,24 @@ def nothing_left(plans: dict, registries: dict, hardware_ids: list[str]) -> bool
     return not any(plan.todo(hw, i) for plan in plans.values() for i in plan.implementations for hw in hardware_ids)
 
 
+def leave_out_current(plans: dict, catalog, hardware_ids: list[str], device: str, registries: dict,
+                      retry_failed: bool, console: Console) -> bool:
+    """A `--missing` run (run.py, cluster.py): the plans' standings marked (mark_current); False,
+    having said so, when nothing is left to run (then no record is written)."""
+    mark_current(plans, catalog, hardware_ids, device, registries, retry_failed, console)
+    if nothing_left(plans, registries, hardware_ids):
+        console.print("Nothing to run: every selected implementation × workload has a current result "
+                      "in the run records (--missing); no record written.", highlight=False, soft_wrap=True)
+        return False
+    return True
+
+
+def missing_tool(tool: str, retry_failed: bool) -> str:
+    """The command a `--missing` run's record notes name: its record holds only the pairs that
+    were left, their peers stand in earlier records."""
+    return f"{tool} --missing" + (" --retry-failed" if retry_failed else "")
+
+
 # --- --plan ---------------------------------------------------------------------------------
 
 

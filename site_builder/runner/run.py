@@ -241,13 +241,11 @@ def refresh(catalog, families: list[Family], slots: list[Slot], *, implementatio
         job_of_hw[hw] = {"kernels_root": str(kernels_root), "device": device, "seed": seed, "protocol": settings,
                          "l2_bytes": l2, "timing_cpu": probe_info["environment"].get("timing_cpu")}
     if missing:
-        from .missing import mark_current, nothing_left
+        from .missing import leave_out_current, missing_tool
 
-        mark_current(plans, catalog, hw_ids, device, registries, retry_failed, console)
-        if nothing_left(plans, registries, hw_ids):
-            console.print("Nothing to run: every selected implementation × workload has a current result "
-                          "in the run records (--missing); no record written.", highlight=False, soft_wrap=True)
+        if not leave_out_current(plans, catalog, hw_ids, device, registries, retry_failed, console):
             return []
+        tool = missing_tool(tool, retry_failed)
     jobs = plan_jobs(measure_units(plans, registries, hw_ids, job_of_hw), len(slots))
     collected = Collected()
     left = {}  # (family, hardware) -> measure jobs not done yet

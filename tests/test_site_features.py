@@ -209,6 +209,13 @@ def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, t
                                                                         current).leaderboards
                               for c in lb["cohorts"] for r in c["rows"])
     assert all(text(tr.select_one(".badge.changed")) == "earlier code" for tr in badged)
+    # the fastest card: "<trust> evidence", then the badge when its code changed since
+    fastest = family_page(index, catalog.families[FAMILY_ID], current).fastest["primary"]
+    for code, after in (({}, " · last observed"), ({fastest["implementation"]: "f" * 16}, " earlier code ·")):
+        page = next(iter(family_pub._family_files(index, catalog.families[FAMILY_ID], code)))
+        card = BeautifulSoup(render(environment(), page.template, page.path, nav_families=nav(index),
+                                    **page.context).decode("utf-8"), "html.parser").select_one(".card.primary p.note")
+        assert text(card).startswith(f"{fastest['trust_label']} evidence{after}"), text(card)
 
 
 def test_implementation_page_shows_availability_numerics_and_results(reported):

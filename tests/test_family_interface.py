@@ -6,11 +6,9 @@ inputs (declared), and a compute-bound family with a FLOP term."""
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 pytest.importorskip("torch")
 
@@ -21,21 +19,7 @@ from site_builder.runner import run_all  # noqa: E402
 from site_builder.runner.families import KERNELS_ROOT, family_ids, load_family  # noqa: E402
 from site_builder.runner.family import Case, Close, Exact, IndexSet  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-TOY_KERNELS = FIXTURES / "kernels"
-TOY_RECORDS = FIXTURES / "runner-records"
-
-
-@pytest.fixture
-def toy_records(tmp_path) -> Path:
-    dest = tmp_path / "records"
-    shutil.copytree(TOY_RECORDS, dest)
-    return dest
-
-
-def results_by_key(path: Path) -> dict:
-    data = yaml.safe_load(path.read_text())
-    return {(r["implementation"], r["workload"]): r for r in data["results"]}
+from conftest import TOY_KERNELS, TOY_RECORDS, results_by_key  # noqa: E402  (toy_records: a conftest fixture)
 
 
 def test_a_loss_family_with_targets_kinds_and_an_overwriting_implementation(toy_records):

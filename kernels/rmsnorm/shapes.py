@@ -20,13 +20,19 @@ MAX_ELEMENTS = 2**26
 DTYPES = ("bfloat16", "float16", "float32")
 KINDS = ("forward", "backward")
 
-SAMPLER = Sampler(
-    "rmsnorm",
-    axes={"rows": LogUniform(*ROWS),
-          "hidden": Cycle(LogUniform(*HIDDEN, multiple=64), LogUniform(*HIDDEN))},  # even draws: a multiple of 64
-    dtype=Choice(DTYPES),
-    kind=Choice(KINDS),
-    caps=(Cap(("rows", "hidden"), MAX_ELEMENTS, cut="rows"),))
+def row_norm_sampler(family: str) -> Sampler:
+    """The random shapes of a row-wise norm family (rmsnorm, layernorm: the same ranges; the
+    draws differ by the family name, which seeds them)."""
+    return Sampler(
+        family,
+        axes={"rows": LogUniform(*ROWS),
+              "hidden": Cycle(LogUniform(*HIDDEN, multiple=64), LogUniform(*HIDDEN))},  # even draws: a multiple of 64
+        dtype=Choice(DTYPES),
+        kind=Choice(KINDS),
+        caps=(Cap(("rows", "hidden"), MAX_ELEMENTS, cut="rows"),))
+
+
+SAMPLER = row_norm_sampler("rmsnorm")
 
 
 def sample_shapes(n: int, seed: int) -> list:

@@ -204,9 +204,11 @@ def test_units_carry_only_the_workloads_left(history):
     assert not m.nothing_left(plans, registries, ["cpu"])
 
 
-def test_a_missing_run_measures_only_what_is_left_then_nothing(history):
+def test_a_missing_run_measures_only_what_is_left_then_nothing(history, monkeypatch):
     pytest.importorskip("torch")
     from site_builder.runner import run_all
+
+    monkeypatch.setenv("KR_TOY_KNOB", "forced=1")  # a kernel knob in the environment: the record says so
 
     [path] = run_all(history, family="toy-scale", implementations=["toy-good", "toy-wrong", "toy-unsupported"],
                      timeout=30, budget_s=300, device="cpu", kernels_root=TOY_KERNELS, missing=True)
@@ -216,7 +218,9 @@ def test_a_missing_run_measures_only_what_is_left_then_nothing(history):
     assert results[("toy-good", "r2-h8")]["kernel_sha"] == SHA
     assert results[("toy-wrong", "r3-h16")]["status"] == "failed"
     # its notes say it holds only what was left (the peers' results stand in earlier records)
-    assert yaml.safe_load(path.read_text())["notes"].startswith("Measured by `kernel-records run --missing` in ")
+    notes = yaml.safe_load(path.read_text())["notes"]
+    assert notes.startswith("Measured by `kernel-records run --missing` in ")
+    assert "Set in the workers' environment: " in notes and "KR_TOY_KNOB=forced=1" in notes
     before = sorted((history / "runs").rglob("*.yaml"))
     result = CliRunner().invoke(main, ["run", "--records", str(history), "--kernels", str(TOY_KERNELS),
                                        "--family", "toy-scale", "--implementation", "toy-good",
@@ -224,3 +228,11 @@ def test_a_missing_run_measures_only_what_is_left_then_nothing(history):
     assert result.exit_code == 0, result.output
     assert "Nothing to run: every selected implementation × workload has a current result" in result.output
     assert sorted((history / "runs").rglob("*.yaml")) == before  # no empty record
+
+
+def test_the_notes_name_every_kr_knob_of_the_environment():
+    from site_builder.runner.run import overrides_note
+
+    assert overrides_note({"PATH": "/bin", "HOME": "/root"}) == ""
+    assert overrides_note({"KR_CE_FWDBWD": "path=twopass", "PATH": "/bin", "KR_A": "1"}) == (
+        " Set in the workers' environment: KR_A=1; KR_CE_FWDBWD=path=twopass.")

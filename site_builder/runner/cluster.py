@@ -27,8 +27,8 @@ from .devices import Gpu, Slot, host_name, list_gpus, plan_slots, visible
 from .families import KERNELS_ROOT
 from .jobs import Clock, apply_e2e, e2e_job, execute, probe
 from .protocol import COPY_BYTES, SEED, settings_for
-from .run import (Collected, _match_hardware, job_failed, measure_units, not_installed, pick_families,
-                  plan_families, record_data, write_records)
+from .run import (Collected, _match_hardware, job_failed, measure_units, not_installed, overrides_note,
+                  pick_families, plan_families, record_data, write_records)
 from .schedule import plan_jobs
 
 #: the Ray release the optional extra pins (pyproject.toml: kernel-records[ray])
@@ -263,7 +263,7 @@ def drive(ray, catalog, families, *, implementations, workloads, timeout, device
             notes = (f"Measured by `{tool}` in {elapsed:.0f} s on GPU {slot.gpu.index} of {slot.host} (its workers "
                      f"on {slot.cpu_text()}), one of {n_gpus} GPUs on {len(nodes)} hosts; time limit per workload "
                      f"{timeout:.0f} s; inputs of workload W, set i, drawn from seed {seed} + i "
-                     "(see kernels/*/inputs.py).")
+                     "(see kernels/*/inputs.py)." + overrides_note())
             data = record_data(f, hw, plan, registry, found, {k: v for k, v in env.items() if v is not None},
                                device, seed, notes, moment)
             out.append((f, slot, data, moment))

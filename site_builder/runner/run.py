@@ -200,7 +200,19 @@ def _notes(tool: str, elapsed: float, slot: Slot, n_slots: int, timeout: float, 
         where = (f" on GPU {slot.gpu.index} of {n_slots} in use on {slot.host} (its workers on "
                  f"{slot.cpu_text()})" if n_slots > 1 else f" on GPU {slot.gpu.index} of {slot.host}")
     return (f"Measured by `{tool}` in {elapsed:.0f} s{where}; time limit per workload {timeout:.0f} s; "
-            f"inputs of workload W, set i, drawn from seed {seed} + i (see kernels/*/inputs.py).")
+            f"inputs of workload W, set i, drawn from seed {seed} + i (see kernels/*/inputs.py)."
+            + overrides_note())
+
+
+def overrides_note(environ=None) -> str:
+    """The `KR_*` variables set in the environment the workers inherit, as a sentence for the
+    run's notes ("" when none): kernels read such knobs (a forced launch, a sweep candidate), and a
+    result measured under one must say so, since its kernel_sha names the source, not the knob."""
+    env = os.environ if environ is None else environ
+    knobs = sorted((k, v) for k, v in env.items() if k.startswith("KR_"))
+    if not knobs:
+        return ""
+    return " Set in the workers' environment: " + "; ".join(f"{k}={v}" for k, v in knobs) + "."
 
 
 def refresh(catalog, families: list[Family], slots: list[Slot], *, implementations=(), workloads=(),

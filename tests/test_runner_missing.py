@@ -16,6 +16,7 @@ from site_builder.cli import main
 from site_builder.records.kernel_hash import registered, sha_of
 from site_builder.records.load import load_catalog
 from site_builder.runner import missing as m
+from site_builder.runner import plan as plan_mod
 from site_builder.runner import record as rec
 from site_builder.runner.protocol import CPU_PROTOCOL
 
@@ -158,7 +159,7 @@ def test_plan_with_nothing_left(history):
 
 
 def test_plan_needs_the_hardware_where_no_gpu_is_listed(history, monkeypatch):
-    monkeypatch.setattr(m, "list_gpus", lambda: None)  # as on a machine without nvidia-smi
+    monkeypatch.setattr(plan_mod, "list_gpus", lambda: None)  # as on a machine without nvidia-smi
     code, out = plan(history, "--missing")
     assert code == 2
     assert "--plan without --hardware reads the GPU model from nvidia-smi, and it lists no GPU here" in out
@@ -172,7 +173,7 @@ def test_plan_needs_the_hardware_where_no_gpu_is_listed(history, monkeypatch):
 def test_plan_reads_the_hardware_from_nvidia_smi(history, monkeypatch):
     from site_builder.runner.devices import Gpu
 
-    monkeypatch.setattr(m, "list_gpus", lambda: [Gpu(0, "cpu")])  # the fixture hardware's device name
+    monkeypatch.setattr(plan_mod, "list_gpus", lambda: [Gpu(0, "cpu")])  # the fixture hardware's device name
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     code, out = plan(history, "--implementation", "toy-good")
     assert code == 0, out

@@ -59,7 +59,7 @@ def run(records: Path, family, implementations, workloads, timeout, budget, devi
     if missing:
         options.update(missing=True, retry_failed=retry_failed)
     if plan_only:
-        from ..runner.missing import plan_run
+        from ..runner.plan import plan_run
 
         click.echo(plan_run(records, hardware=hardware, **options))
         return

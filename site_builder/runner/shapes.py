@@ -7,12 +7,12 @@ torch, nothing family-specific here)::
 
     SAMPLER = Sampler(
         "my-family",
-        axes={"rows": LogUniform(1, 32768),
+        axes={"m": LogUniform(1, 32768),
               # even draws a multiple of 64, odd draws arbitrary
-              "hidden": Cycle(LogUniform(128, 32768, multiple=64), LogUniform(128, 32768))},
+              "n": Cycle(LogUniform(128, 32768, multiple=64), LogUniform(128, 32768))},
         dtype=Choice(("bfloat16", "float32"), weights=(2, 1)),
         kind=Choice(("forward", "backward")),
-        caps=(Cap(("rows", "hidden"), 2**26, cut="rows"),))
+        caps=(Cap(("m", "n"), 2**26, cut="m"),))
 
     def sample_shapes(n, seed):
         return SAMPLER.sample(n, seed)

@@ -216,6 +216,15 @@ def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, t
         card = BeautifulSoup(render(environment(), page.template, page.path, nav_families=nav(index),
                                     **page.context).decode("utf-8"), "html.parser").select_one(".card.primary p.note")
         assert text(card).startswith(f"{fastest['trust_label']} evidence{after}"), text(card)
+    # not-ranked rows (synthetic-5's failures) carry the badge too when their code changed since
+    page = next(iter(family_pub._family_files(index, catalog.families[FAMILY_ID], {"synthetic-5": "f" * 16})))
+    html = BeautifulSoup(render(environment(), page.template, page.path, nav_families=nav(index),
+                                **page.context).decode("utf-8"), "html.parser")
+    unranked = [tr for d in html.select("details") if "not ranked" in text(d.find("summary") or d)
+                for tr in d.select("tbody tr")]
+    failing = [tr for tr in unranked if "synthetic-5" in str(tr)]
+    assert failing and all(tr.select_one(".badge.changed") for tr in failing)
+    assert not any(tr.select_one(".badge.changed") for tr in unranked if tr not in failing)
 
 
 def test_implementation_page_shows_availability_numerics_and_results(reported):

@@ -20,13 +20,14 @@ blocks' sums in block order and writes the mean. Ignored rows are not read at al
 Forward + backward (`cross_entropy_fwd_bwd`): the gradient needs the row's logsumexp before
 its first element can be written. Three paths, chosen by `plan_fwd_bwd` from FWDBWD_RULE (per
 element size; FWDBWD_FORCE or the environment's KR_CE_FWDBWD force one, for sweeps):
-"exchange" (the default) holds the row in registers: whole in one program for rows up to
+"exchange" (fp32's default) holds the row in registers: whole in one program for rows up to
 max_row, else split across programs that exchange their (max, sum) pairs through a flagged
 workspace as kernels/softmax/kr_triton.py does (one 64-bit slot a part; see its docstring), and
 then write their block of the gradient -- one pass over the logits, one write of the gradient;
 "twopass" runs the forward's streaming (max, sum) per part of the row, then a gradient kernel
 over (row, column block) tiles that re-reads the logits (three passes of traffic, no waiting);
-"rowloop" streams each row twice in one program (an online (max, sum), then the gradient). The
+"rowloop" (bf16 and fp16's default) streams each row twice in one program (an online (max,
+sum), then the gradient). The
 number of non-ignored targets (the mean's divisor, needed by every program before it writes)
 comes from a small counting kernel launched first (integer atomics: exact in any order), so
 nothing waits on the host; the mean as in the forward.
@@ -400,15 +401,19 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: exchange at 1024 and 8192 x 128256, 2048-part exchange at 4096 x 151936 ign50, twopass 4096/8
 #: at 1024 x 262144, 5 %), 1.41-1.86x the floor against 2.4-4.0x for the first version (8192
 #: parts on 16 warps, two slots) and 0.10-0.67x Liger's time. It has no waits and its layout
-#: follows the vocab only (a row's bits never depend on the row count). fp32 follows it
-#: unswept. Cost: rows run one program each, so a call with fewer rows than SMs leaves SMs idle.
+#: follows the vocab only (a row's bits never depend on the row count). Cost: rows run one
+#: program each, so a call with fewer rows than SMs leaves SMs idle.
+#: fp32 (4): the 4096-part exchange on 4 warps with the paired slot, from the fp32 sweep of
+#: 2026-12-02 (lab/cross_entropy/sweep-2026-12-02-fp32/ce-sweep.md): 17-48 % faster than the
+#: row loop at all 5 fp32 shapes (4096 x 128256: 1198 against 1565 us; the odd vocab 2048 x
+#: 144707: 732 against 1408).
 #: `alt_path` / `alt_from`: rows of at least alt_from columns take alt_path instead (0: never),
 #: for a sweep that finds one path best at short vocabularies and another at long ones.
 FWDBWD_RULE = {
     2: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "alt_path": "twopass", "alt_from": 0},
-    4: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
+    4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "alt_path": "twopass", "alt_from": 0},
 }

@@ -237,3 +237,20 @@ def test_the_notes_name_every_kr_knob_of_the_environment():
     assert overrides_note({"PATH": "/bin", "HOME": "/root"}) == ""
     assert overrides_note({"KR_CE_FWDBWD": "path=twopass", "PATH": "/bin", "KR_A": "1"}) == (
         " Set in the workers' environment: KR_A=1; KR_CE_FWDBWD=path=twopass.")
+
+
+def test_family_is_repeatable_and_each_one_named_is_planned(history):
+    """Two `--family` options plan both families (a run once kept only the last one)."""
+    result = CliRunner().invoke(main, ["run", "--records", str(history), "--kernels", str(TOY_KERNELS),
+                                       "--family", "toy-scale", "--family", "toy-loss", "--family", "toy-scale",
+                                       "--plan", "--hardware", "cpu"])
+    assert result.exit_code == 0, result.output
+    heads = [line.split(" on cpu:")[0] for line in result.output.splitlines() if " on cpu: " in line]
+    assert heads == ["toy-scale", "toy-loss"]  # in the order given, each once
+
+
+def test_an_unknown_family_among_several_is_refused_by_name(history):
+    result = CliRunner().invoke(main, ["run", "--records", str(history), "--kernels", str(TOY_KERNELS),
+                                       "--family", "toy-scale", "--family", "toy-nope", "--plan", "--hardware", "cpu"])
+    assert result.exit_code != 0
+    assert "unknown family 'toy-nope' — use one of" in result.output

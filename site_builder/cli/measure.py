@@ -12,7 +12,8 @@ from .common import DEFAULT_RECORDS, user_errors
 @click.command()
 @click.option("--records", type=click.Path(path_type=Path), default=DEFAULT_RECORDS, show_default=True,
               help="folder of YAML records; the new run record goes under runs/<family>/<hardware>/")
-@click.option("--family", help="run only this family (default: every family with kernels)")
+@click.option("--family", "families", multiple=True,
+              help="run only this family (repeatable; default: every family with kernels)")
 @click.option("--implementation", "implementations", multiple=True,
               help="run only this implementation id (repeatable)")
 @click.option("--workload", "workloads", multiple=True, help="run only this workload id (repeatable)")
@@ -42,7 +43,7 @@ from .common import DEFAULT_RECORDS, user_errors
 @click.option("--hardware", default=None, metavar="ID",
               help="with --plan: the hardware record the run is for, e.g. h200 (default: this host's GPU)")
 @user_errors
-def run(records: Path, family, implementations, workloads, timeout, budget, device, kernels, timing_cpu, gpus,
+def run(records: Path, families, implementations, workloads, timeout, budget, device, kernels, timing_cpu, gpus,
         ray_address, missing, retry_failed, plan_only, hardware):
     """Verify and time the registered kernels on every GPU here (or of a Ray cluster); write one
     new run record per family and GPU."""
@@ -54,7 +55,7 @@ def run(records: Path, family, implementations, workloads, timeout, budget, devi
         raise UserError(f"--hardware {hardware} goes with --plan: a run reads its hardware from the GPU it "
                         "measures on")
     extra = {"kernels_root": kernels} if kernels else {}
-    options = dict(family=family, implementations=implementations, workloads=workloads, timeout=timeout,
+    options = dict(family=list(families) or None, implementations=implementations, workloads=workloads, timeout=timeout,
                    device=device, budget_s=budget, gpus=gpus, ray_address=ray_address, **extra)
     if missing:
         options.update(missing=True, retry_failed=retry_failed)

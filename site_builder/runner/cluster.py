@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Sequence
 
 from rich.console import Console
 
@@ -101,7 +102,7 @@ def _failure(exc: BaseException) -> str:
     return f"the Ray task failed ({type(exc).__name__}): {str(exc).strip()[-1200:]}"
 
 
-def run_cluster(address: str | None, records: Path = Path("records"), *, family: str | None = None,
+def run_cluster(address: str | None, records: Path = Path("records"), *, family: str | Sequence[str] | None = None,
                 implementations=(), workloads=(), timeout: float = 600.0, device: str | None = None,
                 budget_s: float | None = None, seed: int = SEED, kernels_root: Path = KERNELS_ROOT,
                 console: Console | None = None, init: dict | None = None,

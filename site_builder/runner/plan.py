@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
+from typing import Sequence
 
 from ..errors import UserError
 from ..records.kernel_hash import registered, sha_of
@@ -53,7 +54,7 @@ def plan_hardware(catalog, hardware: str | None, device: str | None, gpus) -> tu
     return ids, device or "cuda"
 
 
-def plan_run(records: Path = Path("records"), *, family: str | None = None, implementations=(), workloads=(),
+def plan_run(records: Path = Path("records"), *, family: str | Sequence[str] | None = None, implementations=(), workloads=(),
              device: str | None = None, hardware: str | None = None, gpus=None, missing: bool = False,
              retry_failed: bool = False, budget_s: float | None = None, kernels_root: Path = KERNELS_ROOT,
              ray_address: str | None = None, **_ignored) -> str:

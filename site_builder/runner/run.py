@@ -17,6 +17,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -424,13 +425,13 @@ def run_family(catalog, records: Path, family: Family, **options) -> list[Path]:
     return write_records(catalog, records, refresh(catalog, [family], **{**options, "console": console}), console)
 
 
-def run_here(records: Path = Path("records"), *, family: str | None = None, implementations=(),
+def run_here(records: Path = Path("records"), *, family: str | Sequence[str] | None = None, implementations=(),
             workloads=(), timeout: float = 600.0, device: str | None = None, budget_s: float | None = None,
             kernels_root: Path = KERNELS_ROOT, console: Console | None = None,
             timing_cpu: int | None = None, gpus: str | list[int] | None = None,
             devices: list[Gpu] | None = None, missing: bool = False, retry_failed: bool = False) -> list[Path]:
-    """Run every family with kernels (or `family`) over every visible GPU (or `gpus`, "0,1" or
-    [0, 1]; `devices` replaces the GPU list, for tests), one worker per GPU at a time; write one
+    """Run every family with kernels (or `family`: one id or several) over every visible GPU (or
+    `gpus`, "0,1" or [0, 1]; `devices` replaces the GPU list, for tests), one worker per GPU at a time; write one
     new run record per family and GPU that measured it. Returns the paths. `missing` runs only
     the pairs without a current result in `records` (missing.py; failed ones too with
     `retry_failed`). (`run_all` in the package adds the Ray cluster mode, cluster.py.)"""
@@ -448,13 +449,17 @@ def run_here(records: Path = Path("records"), *, family: str | None = None, impl
     return write_records(catalog, records, measured, console)
 
 
-def pick_families(catalog, family: str | None, kernels_root: Path) -> list[str]:
-    if family is not None and family not in catalog.families:
-        raise UserError(f"unknown family {family!r} — use one of {', '.join(sorted(catalog.families))}")
-    if family is not None and not has_kernels(kernels_root, family):
-        raise UserError(f"family {family!r} has no kernels here (no {family_dir(kernels_root, family)}/__init__.py): "
-                        "its records are reported only, so there is nothing to run")
-    families = [family] if family else [f for f in sorted(catalog.families) if has_kernels(kernels_root, f)]
+def pick_families(catalog, family: str | Sequence[str] | None, kernels_root: Path) -> list[str]:
+    """The families a run covers: `family` (one id, or several, in the order given, each once),
+    or, when it names none, every family with a kernel package under `kernels_root`."""
+    wanted = [family] if isinstance(family, str) else list(dict.fromkeys(family or ()))
+    for fid in wanted:
+        if fid not in catalog.families:
+            raise UserError(f"unknown family {fid!r} — use one of {', '.join(sorted(catalog.families))}")
+        if not has_kernels(kernels_root, fid):
+            raise UserError(f"family {fid!r} has no kernels here (no {family_dir(kernels_root, fid)}/__init__.py): "
+                            "its records are reported only, so there is nothing to run")
+    families = wanted or [f for f in sorted(catalog.families) if has_kernels(kernels_root, f)]
     if not families:
         raise UserError(f"no family has kernels under {kernels_root}")
     return families

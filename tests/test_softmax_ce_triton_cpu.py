@@ -395,3 +395,59 @@ def test_cross_entropy_fwd_bwd_rule_and_override(monkeypatch):
         else:  # twopass: parts of lse_part columns, gradient tiles of gblock
             assert p["GBLOCK"] == rule["gblock"] and p["NBLK"] * p["GBLOCK"] >= 262144
             assert p["SPLIT"] * p["PART"] >= 262144 and p["PART"] <= rule["lse_part"]
+
+
+# Aligned rows (odd vocabularies): the forward and the row loop stream each contiguous row from
+# its first 16-byte boundary (kr_triton._aligned); KR_CE_ALIGN=0 is the plain layout.
+@pytest.mark.parametrize("rows,cols", [(9, 1001), (8, 4099), (5, 2053), (6, 3), (4, 12), (3, 1)])
+def test_cross_entropy_aligned_rows_match_float64_and_the_plain_layout(rows, cols, monkeypatch):
+    monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "rowloop", "rblock": 1024})
+    g = torch.Generator().manual_seed(rows * 13 + cols)
+    x = torch.randn(rows, cols, generator=g) * 3 - 1
+    t = torch.randint(0, cols, (rows,), generator=g)
+    t[1] = -100
+    t[0] = 0  # in row 0's body (row 0 starts on a boundary), then targets in the heads of others
+    t[2:] = torch.arange(2, rows) % cols
+    t[-1] = cols - 1  # the ragged last chunk
+    if cols > 1:
+        x[-1, 0] = -math.inf  # off the target: that row's loss stays finite
+    loss_ref, g_ref = _ce_ref(x, t)
+    got = {}
+    for flag in ("0", "1"):
+        monkeypatch.setenv("KR_CE_ALIGN", flag)
+        x0 = x.clone()
+        loss, dx = ce.cross_entropy_fwd_bwd(x, t)
+        fwd = ce.cross_entropy(x, t)
+        assert torch.equal(x, x0)
+        for value in (loss, fwd):
+            assert abs(value.item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item()), (flag, value, loss_ref)
+        assert _rel(dx, g_ref) < 1e-5 and torch.equal(dx[1], torch.zeros(cols)) and not torch.isnan(dx).any()
+        got[flag] = dx
+    if cols % 4 == 0:  # every fp32 row starts on a 16-byte boundary: no head, the same bits
+        assert torch.equal(got["0"], got["1"])
+
+
+def test_cross_entropy_aligned_forward_split_rows(monkeypatch):
+    """Few rows: the forward splits each row in parts; part 0 takes the head."""
+    monkeypatch.setenv("KR_CE_ALIGN", "1")
+    g = torch.Generator().manual_seed(11)
+    x = torch.randn(3, 40003, generator=g)
+    t = torch.tensor([1, 40002, 2])
+    assert ce.plan_forward(40003, 3)["SPLIT"] > 1
+    loss_ref, _ = _ce_ref(x, t)
+    assert abs(ce.cross_entropy(x, t).item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+    view = torch.randn(3, 40010, generator=g)[:, 1:40004]  # strided rows keep the plain layout
+    loss_ref, _ = _ce_ref(view, t)
+    assert abs(ce.cross_entropy(view, t).item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+
+
+def test_cross_entropy_align_switch(monkeypatch):
+    monkeypatch.delenv("KR_CE_ALIGN", raising=False)
+    assert ce.align_vec(2, True) == (8 if ce.ALIGN else 0) and ce.align_vec(4, False) == 0
+    monkeypatch.setenv("KR_CE_ALIGN", "0")
+    assert ce.align_vec(2, True) == 0
+    monkeypatch.setenv("KR_CE_ALIGN", "1")
+    assert ce.align_vec(4, True) == 4 and ce.align_vec(2, True) == 8
+    monkeypatch.setenv("KR_CE_ALIGN", "yes")
+    with pytest.raises(ValueError, match="KR_CE_ALIGN='yes'"):
+        ce.align_vec(2, True)

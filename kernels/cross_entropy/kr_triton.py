@@ -17,6 +17,13 @@ once and nothing of their size is written; a second kernel combines the parts pe
 the rows' losses per block of rows, and its last block to finish (an acq_rel counter) adds the
 blocks' sums in block order and writes the mean. Ignored rows are not read at all.
 
+Aligned rows (ALIGN, `_aligned`): a vocabulary that is not a multiple of 16 bytes' worth of
+columns puts most contiguous rows' starts off a 16-byte boundary, and Triton then issues 2- or
+4-byte accesses for the whole row (tests/test_cross_entropy_compile.py shows it in the PTX).
+The loss and the row loop take the columns before a row's first boundary (its head, fewer than
+8 bf16 or 4 fp32) in one small masked step and stream the rest from the boundary, full chunks
+unmasked as 16-byte vectors; a row with no head keeps the plain layout's chunks and bits.
+
 Forward + backward (`cross_entropy_fwd_bwd`): the gradient needs the row's logsumexp before
 its first element can be written. Three paths, chosen by `plan_fwd_bwd` from FWDBWD_RULE (per
 element size; FWDBWD_FORCE or the environment's KR_CE_FWDBWD force one, for sweeps):
@@ -41,7 +48,7 @@ import torch
 import triton
 import triton.language as tl
 
-__all__ = ["cross_entropy", "cross_entropy_fwd_bwd", "plan_forward", "plan_fwd_bwd", "fwd_bwd_rule"]
+__all__ = ["cross_entropy", "cross_entropy_fwd_bwd", "plan_forward", "plan_fwd_bwd", "fwd_bwd_rule", "align_vec"]
 
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 _SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
@@ -90,11 +97,26 @@ def _target_logit(X, xoff, t, N):
     return tl.load(X + xoff + tt, mask=ok, other=0.0).to(tl.float32)
 
 
+@triton.jit
+def _aligned(xoff, N, VEC: tl.constexpr):
+    """A contiguous row at element offset xoff as its head (the columns before the first
+    16-byte boundary, fewer than VEC) and its body (the rest, from an aligned address): (head,
+    body's offset, body's columns). A vocabulary that is not a multiple of VEC puts most rows'
+    starts off a 16-byte boundary, and loads from there are issued 2 or 4 bytes at a time."""
+    head = ((VEC - xoff % VEC) % VEC).to(tl.int32)
+    head = tl.minimum(head, N)
+    body = tl.multiple_of(xoff + head, VEC)
+    return head, body, N - head
+
+
 @triton.jit(do_not_specialize=["stride_x", "split", "ignore_index"])
 def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index, N,
-               BLOCK: tl.constexpr, PART: tl.constexpr, CONTIG: tl.constexpr, EVICT: tl.constexpr = ""):
+               BLOCK: tl.constexpr, PART: tl.constexpr, CONTIG: tl.constexpr, EVICT: tl.constexpr = "",
+               VEC: tl.constexpr = 0):
     """Program (row, part): the max and sum exp(x - max) of columns [part * PART, +PART) of
-    the row, streamed in BLOCK chunks (online softmax); part 0 also takes the target logit."""
+    the row, streamed in BLOCK chunks (online softmax); part 0 also takes the target logit.
+    VEC > 0 (contiguous rows only): the aligned layout of `_aligned` -- part 0 takes the row's
+    head, the parts' columns count from the body, full chunks load unmasked."""
     pid = tl.program_id(0).to(tl.int64)
     row = pid // split
     part = pid % split
@@ -108,14 +130,33 @@ def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index, N,
     if t != ignore_index:
         offs = tl.arange(0, BLOCK)
         start = part * PART
-        for c in range(0, PART, BLOCK):
-            cols = start + c + offs
-            x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf"),
-                        eviction_policy=EVICT).to(tl.float32)
-            new = tl.maximum(m, tl.max(x, axis=0))
-            ns = tl.where(new == -float("inf"), 0.0, new)
-            s = s * tl.exp(m - ns) + tl.sum(tl.exp(x - ns), axis=0)
-            m = new
+        if VEC > 0:
+            head, body, nb = _aligned(xoff, N, VEC)
+            if part == 0:
+                hoffs = tl.arange(0, VEC)
+                xh = tl.load(X + xoff + hoffs, mask=hoffs < head, other=-float("inf")).to(tl.float32)
+                m = tl.max(xh, axis=0)
+                s = tl.sum(tl.exp(xh - tl.where(m == -float("inf"), 0.0, m)), axis=0)
+            for c in range(0, PART, BLOCK):
+                cols = start + c + offs
+                if start + c + BLOCK <= nb:  # a full chunk: 16-byte vectors, no mask
+                    x = tl.load(X + body + start + c + offs, eviction_policy=EVICT).to(tl.float32)
+                else:
+                    x = tl.load(X + body + cols, mask=cols < nb, other=-float("inf"),
+                                eviction_policy=EVICT).to(tl.float32)
+                new = tl.maximum(m, tl.max(x, axis=0))
+                ns = tl.where(new == -float("inf"), 0.0, new)
+                s = s * tl.exp(m - ns) + tl.sum(tl.exp(x - ns), axis=0)
+                m = new
+        else:
+            for c in range(0, PART, BLOCK):
+                cols = start + c + offs
+                x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf"),
+                            eviction_policy=EVICT).to(tl.float32)
+                new = tl.maximum(m, tl.max(x, axis=0))
+                ns = tl.where(new == -float("inf"), 0.0, new)
+                s = s * tl.exp(m - ns) + tl.sum(tl.exp(x - ns), axis=0)
+                m = new
         if part == 0:
             tl.store(XT + row, _target_logit(X, xoff, t, N))
     tl.store(PM + pid, m)
@@ -307,34 +348,42 @@ def _grad_tiles(X, T, WS, DX, PM, PS, stride_x, stride_dx, split, nblk, ntiles, 
         tl.store(DX + dxoff + offs, g.to(DX.dtype.element_ty), mask=m)
 
 
-@triton.jit(do_not_specialize=["stride_x", "stride_dx", "ignore_index"])
-def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
-             BLOCK: tl.constexpr, CONTIG: tl.constexpr):
-    """Path "rowloop": one program per row, two passes over it in BLOCK chunks: an online
-    (max, sum), then the gradient with the chunks in reverse order (the last read first: most
-    likely still in L1/L2). No exchange, nothing held across the passes but two scalars; the
-    bits of a row depend on N and BLOCK only."""
+@triton.jit
+def _aligned_rowloop(X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK: tl.constexpr, VEC: tl.constexpr):
+    """The row loop over `_aligned`'s layout: the head's (< VEC) columns in one small masked
+    step kept in registers, the body in BLOCK chunks from a 16-byte boundary -- full chunks
+    loaded and stored unmasked (16-byte vectors), the ragged last one masked. With a head of 0
+    (the row starts on a boundary: every row when N is a multiple of VEC) the chunks and the
+    order of the sums are the plain loop's, so are the bits; otherwise a row's bits depend on
+    its head (its start modulo VEC) as well as on N and BLOCK."""
     row = tl.program_id(0).to(tl.int64)
-    if CONTIG:
-        xoff = row * N
-        dxoff = row * N
-    else:
-        xoff = row * stride_x
-        dxoff = row * stride_dx
+    xoff = row * N
+    head, body, nb = _aligned(xoff, N, VEC)
     offs = tl.arange(0, BLOCK)
-    nch = tl.cdiv(N, BLOCK)
+    hoffs = tl.arange(0, VEC)
+    hm = hoffs < head
+    nfull = nb // BLOCK
+    nch = tl.cdiv(nb, BLOCK)
     t = tl.load(T + row)
     if t == ignore_index:
+        tl.store(DX + xoff + hoffs, tl.zeros([VEC], dtype=DX.dtype.element_ty), mask=hm)
         for c in range(0, nch):
             cols = c * BLOCK + offs
-            tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=cols < N)
+            if c < nfull:
+                tl.store(DX + body + c * BLOCK + offs, tl.zeros([BLOCK], dtype=DX.dtype.element_ty))
+            else:
+                tl.store(DX + body + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=cols < nb)
         tl.store(LOSSROW + row, 0.0)
     else:
-        mx = tl.full([], -float("inf"), tl.float32)
-        s = tl.full([], 0.0, tl.float32)
+        xh = tl.load(X + xoff + hoffs, mask=hm, other=-float("inf")).to(tl.float32)
+        mx = tl.max(xh, axis=0)
+        s = tl.sum(tl.exp(xh - tl.where(mx == -float("inf"), 0.0, mx)), axis=0)
         for c in range(0, nch):
             cols = c * BLOCK + offs
-            x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+            if c < nfull:
+                x = tl.load(X + body + c * BLOCK + offs).to(tl.float32)
+            else:
+                x = tl.load(X + body + cols, mask=cols < nb, other=-float("inf")).to(tl.float32)
             new = tl.maximum(mx, tl.max(x, axis=0))
             ns = tl.where(new == -float("inf"), 0.0, new)
             s = s * tl.exp(mx - ns) + tl.sum(tl.exp(x - ns), axis=0)
@@ -343,12 +392,69 @@ def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
         tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(s))
         inv = 1.0 / s
         scale = 1.0 / tl.load(WS).to(tl.float32)
+        tb = t - head  # the target's column in the body (negative: in the head)
         for c in range(0, nch):
-            start = (nch - 1 - c) * BLOCK
-            lo, cm, hit = _local(t, start, N, BLOCK)
-            x = tl.load(X + xoff + start + lo, mask=cm, other=-float("inf")).to(tl.float32)
-            g = (tl.exp(x - bs) * inv - tl.where(hit, 1.0, 0.0)) * scale
-            tl.store(DX + dxoff + start + lo, g.to(DX.dtype.element_ty), mask=cm)
+            k = nch - 1 - c
+            start = k * BLOCK
+            lo, cm, hit = _local(tb, start, nb, BLOCK)
+            if k < nfull:
+                x = tl.load(X + body + k * BLOCK + offs).to(tl.float32)
+                g = (tl.exp(x - bs) * inv - tl.where(hit, 1.0, 0.0)) * scale
+                tl.store(DX + body + k * BLOCK + offs, g.to(DX.dtype.element_ty))
+            else:
+                x = tl.load(X + body + start + lo, mask=cm, other=-float("inf")).to(tl.float32)
+                g = (tl.exp(x - bs) * inv - tl.where(hit, 1.0, 0.0)) * scale
+                tl.store(DX + body + start + lo, g.to(DX.dtype.element_ty), mask=cm)
+        gh = (tl.exp(xh - bs) * inv - tl.where(hoffs == t, 1.0, 0.0)) * scale
+        tl.store(DX + xoff + hoffs, gh.to(DX.dtype.element_ty), mask=hm)
+
+
+@triton.jit(do_not_specialize=["stride_x", "stride_dx", "ignore_index"])
+def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
+             BLOCK: tl.constexpr, CONTIG: tl.constexpr, VEC: tl.constexpr = 0):
+    """Path "rowloop": one program per row, two passes over it in BLOCK chunks: an online
+    (max, sum), then the gradient with the chunks in reverse order (the last read first: most
+    likely still in L1/L2). No exchange, nothing held across the passes but two scalars; the
+    bits of a row depend on N and BLOCK only (VEC > 0: and on the row's head, see below).
+    VEC > 0 (contiguous logits and gradient, one layout): `_aligned_rowloop`."""
+    if VEC > 0:
+        _aligned_rowloop(X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK, VEC)
+    else:
+        row = tl.program_id(0).to(tl.int64)
+        if CONTIG:
+            xoff = row * N
+            dxoff = row * N
+        else:
+            xoff = row * stride_x
+            dxoff = row * stride_dx
+        offs = tl.arange(0, BLOCK)
+        nch = tl.cdiv(N, BLOCK)
+        t = tl.load(T + row)
+        if t == ignore_index:
+            for c in range(0, nch):
+                cols = c * BLOCK + offs
+                tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=cols < N)
+            tl.store(LOSSROW + row, 0.0)
+        else:
+            mx = tl.full([], -float("inf"), tl.float32)
+            s = tl.full([], 0.0, tl.float32)
+            for c in range(0, nch):
+                cols = c * BLOCK + offs
+                x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+                new = tl.maximum(mx, tl.max(x, axis=0))
+                ns = tl.where(new == -float("inf"), 0.0, new)
+                s = s * tl.exp(mx - ns) + tl.sum(tl.exp(x - ns), axis=0)
+                mx = new
+            bs = tl.where(mx == -float("inf"), 0.0, mx)
+            tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(s))
+            inv = 1.0 / s
+            scale = 1.0 / tl.load(WS).to(tl.float32)
+            for c in range(0, nch):
+                start = (nch - 1 - c) * BLOCK
+                lo, cm, hit = _local(t, start, N, BLOCK)
+                x = tl.load(X + xoff + start + lo, mask=cm, other=-float("inf")).to(tl.float32)
+                g = (tl.exp(x - bs) * inv - tl.where(hit, 1.0, 0.0)) * scale
+                tl.store(DX + dxoff + start + lo, g.to(DX.dtype.element_ty), mask=cm)
 
 
 # --------------------------------------------------------------------------------------
@@ -491,6 +597,23 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2) -> dict:
             "num_warps": warps, "PAIR": bool(rule["pair"])}
 
 
+#: Aligned rows (odd vocabularies): contiguous logits are streamed by the forward and by the
+#: row loop from each row's first 16-byte boundary (`_aligned`: the few columns before it in a
+#: small masked step), so full chunks load as 16-byte vectors whatever the vocabulary; a vocab
+#: that is a multiple of 8 (bf16) or 4 (fp32) columns has no head and keeps its bits. The
+#: environment's KR_CE_ALIGN=0 turns it off (a sweep's side-by-side), 1 on; unset: ALIGN.
+ALIGN = True
+
+
+def align_vec(elem_size: int, contiguous: bool) -> int:
+    """Columns per 16-byte vector when the aligned layout applies, else 0."""
+    env = os.environ.get("KR_CE_ALIGN", "").strip()
+    if env not in ("", "0", "1"):
+        raise ValueError(f"KR_CE_ALIGN={env!r}: use 0 (off) or 1 (on)")
+    on = ALIGN if env == "" else env == "1"
+    return 16 // elem_size if on and contiguous else 0
+
+
 _WS: dict = {}
 
 
@@ -565,9 +688,10 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int 
         xt = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
         ws = _workspace(x.device, 0, 0)
         if rows:
+            contig = x.stride(0) == n
             _lse_parts[(rows * split,)](x, t, pm, ps, xt, x.stride(0), split, ignore_index, n,
-                                       BLOCK=cfg["BLOCK"], PART=cfg["PART"], CONTIG=x.stride(0) == n,
-                                       num_warps=cfg["num_warps"])
+                                       BLOCK=cfg["BLOCK"], PART=cfg["PART"], CONTIG=contig,
+                                       VEC=align_vec(x.element_size(), contig), num_warps=cfg["num_warps"])
         _finish_launch(pm, ps, xt, xt, t, out, ws, rows, split, cfg["SPLIT_P2"], ignore_index, True)
     return out
 
@@ -610,7 +734,8 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
             _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
             if path == "rowloop":
                 _rowloop[(rows,)](x, t, ws, dx, lossrow, x.stride(0), dx.stride(0), ignore_index, n,
-                                  BLOCK=cfg["BLOCK"], CONTIG=contig, num_warps=cfg["num_warps"])
+                                  BLOCK=cfg["BLOCK"], CONTIG=contig, VEC=align_vec(x.element_size(), contig),
+                                  num_warps=cfg["num_warps"])
             else:
                 slots = ws[2:2 + rows * per_row] if split > 1 else ws
                 dep = ws[2 + rows * per_row:2 + rows * (per_row + 1)] if split > 1 else ws

@@ -60,6 +60,9 @@ CANDS: dict[str, dict] = {
     "rl4k8": {"path": "rowloop", "rblock": 4096, "rwarps": 8},
     "rl4k4": {"path": "rowloop", "rblock": 4096, "rwarps": 4},
     "rl8k16": {"path": "rowloop", "rblock": 8192, "rwarps": 16},
+    # the aligned-row layout (kr_triton.ALIGN, 2026-12-03) off: the plain layout beside it
+    "rule-plain": {"align": 0},
+    "x4k4-plain": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "align": 0},
 }
 # the order a shape's candidates are timed in: the likeliest winners first
 ORDER = list(CANDS)
@@ -262,9 +265,13 @@ def main():
                     continue
                 try:
                     if name in CANDS:
-                        kr.FWDBWD_FORCE = dict(CANDS[name])
+                        force = dict(CANDS[name])
+                        align = force.pop("align", 1)  # not a rule key: KR_CE_ALIGN for this candidate
+                        os.environ["KR_CE_ALIGN"] = str(align)
+                        kr.FWDBWD_FORCE = force
                         plan = kr.plan_fwd_bwd(vocab, tokens, sms, es)
                         cell["plan"] = {k: (v if isinstance(v, (int, str)) else str(v)) for k, v in plan.items()}
+                        cell["plan"]["VEC"] = kr.align_vec(es, True) if plan["PATH"] == "rowloop" else 0
                         sig = tuple(sorted(cell["plan"].items()))
                         if sig in seen:
                             cell["same_as"] = seen[sig]
@@ -301,6 +308,7 @@ def main():
                         raise StopIteration from None
                 finally:
                     kr.FWDBWD_FORCE = None
+                    os.environ.pop("KR_CE_ALIGN", None)
             del sets, inputs, x, t, g_ref, fns
             if device.type == "cuda":
                 torch.cuda.synchronize()

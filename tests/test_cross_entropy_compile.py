@@ -1,0 +1,69 @@
+"""Our cross-entropy kernels compile for Hopper (sm_90) without a GPU, and the aligned layout
+(kr_triton._aligned, for vocabularies that are not a multiple of a 16-byte vector) loads and
+stores its full chunks as 16-byte vectors where the plain layout issues 2-byte accesses.
+
+Triton's real front end, passes and ptxas, in a fresh process without TRITON_INTERPRET (as
+tests/test_elementwise_compile.py). The pointers are declared 16-byte aligned, as Triton
+specialises a torch allocation; the vocabulary N is a plain i32, as an odd vocabulary is
+(Triton specialises N only when it is a multiple of 16).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("triton")
+ROOT = Path(__file__).resolve().parents[1]
+
+SCRIPT = textwrap.dedent('''
+    import json, re
+    from collections import Counter
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from site_builder.runner.families import import_module
+
+    ce = import_module("cross-entropy", "kr_triton")
+    POINTERS = {"T": "*i64", "WS": "*i64", "LOSSROW": "*fp32", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32"}
+
+    def accesses(fn, const, num_warps, elem):
+        sig = {n: "constexpr" if n in const else ("*" + elem if n in ("X", "DX") else POINTERS.get(n, "i32"))
+               for n in fn.arg_names}
+        attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names) if sig[n].startswith("*")}
+        k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
+                           target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
+        return dict(Counter(re.findall(r"(?:ld|st)[.]global[.][a-z0-9.]+", k.asm["ptx"])))
+
+    out = {}
+    for elem, size in (("bf16", 2), ("fp32", 4)):
+        for vec in (0, 16 // size):
+            out[f"rowloop-{elem}-{vec}"] = accesses(ce._rowloop, {"BLOCK": 4096, "CONTIG": True, "VEC": vec}, 4, elem)
+            out[f"lse-{elem}-{vec}"] = accesses(ce._lse_parts, {"BLOCK": 4096, "PART": 16384, "CONTIG": True,
+                                                                "EVICT": "", "VEC": vec}, 8, elem)
+    print(json.dumps(out))
+''')
+
+
+def test_aligned_rows_compile_to_16_byte_vectors():
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    p = subprocess.run([sys.executable, "-c", SCRIPT], cwd=str(ROOT), env=env, capture_output=True, text=True,
+                       timeout=600)
+    if p.returncode != 0 and ("ptxas" in p.stderr and "not found" in p.stderr):
+        pytest.skip("no ptxas with this Triton install")
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    for elem, vec in (("bf16", 8), ("fp32", 4)):
+        for kernel in ("rowloop", "lse"):
+            plain, aligned = got[f"{kernel}-{elem}-0"], got[f"{kernel}-{elem}-{vec}"]
+            assert not any(".v4." in a for a in plain), (kernel, elem, plain)  # odd N: no vectors
+            assert aligned.get("ld.global.v4.b32", 0) > 0, (kernel, elem, aligned)
+            if kernel == "rowloop":  # the gradient's full chunks too
+                assert aligned.get("st.global.v4.b32", 0) > 0, (kernel, elem, aligned)

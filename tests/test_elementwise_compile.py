@@ -25,10 +25,13 @@ SCRIPT = textwrap.dedent('''
 
     from site_builder.runner.families import import_module
 
-    def compile_(fn, const, num_warps, ptr):
+    def compile_(fn, const, num_warps, ptr, num_stages=None):
+        # constexprs with defaults (launch knobs) take them unless given
+        const = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **const}
         sig = {n: ("constexpr" if n in const else (ptr if n[0].isupper() else "i32")) for n in fn.arg_names}
+        opts = {"num_warps": num_warps} if num_stages is None else {"num_warps": num_warps, "num_stages": num_stages}
         return triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const),
-                              target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
+                              target=GPUTarget("cuda", 90, 32), options=opts)
 
     sw = import_module("swiglu", "kr_triton")
     n = 0

@@ -23,6 +23,16 @@ BLOCK_R x BLOCK_C tile of about 8 KB per tensor (16-byte vectors, four per threa
 BLOCK_C is the power of two (up to the tile) that pads the column count least; the tile is
 halved while the grid would have fewer than two programs per SM, down to one warp of vectors,
 so a one-token call still spreads over many SMs.
+
+Launch knobs (`cfg`, a keyword of the four entry points; for sweeps, lab/swiglu/sweep.py; the
+defaults, `KNOBS`, are the launch above exactly): `tile_bytes` per tensor per program (plan's
+target), `num_warps` (None: the plan's, one warp per four vectors per thread), `evict` (the
+loads' eviction hint: "evict_first", "" for none, "evict_last"), `store` (the stores' cache
+modifier: "" or ".cs", ".cg", ".wt"), `num_stages`, `layout` ("tile", or "row": one program per
+row holding the whole row, BLOCK_C = next_pow2(cols), and no collapse of contiguous rows; in
+the fused layout each program reads both halves of its row) and `persistent` (0: one program
+per tile; k > 0: min(tiles, k x SMs) programs, each looping over tiles with a grid stride).
+Every choice computes the same values (the numerics above do not depend on the tile).
 """
 
 from __future__ import annotations
@@ -33,7 +43,8 @@ import torch
 import triton
 import triton.language as tl
 
-__all__ = ["swiglu_forward", "swiglu_backward", "swiglu_fused_forward", "swiglu_fused_backward", "plan"]
+__all__ = ["swiglu_forward", "swiglu_backward", "swiglu_fused_forward", "swiglu_fused_backward", "plan",
+           "launch_config", "KNOBS"]
 
 _INT32_MAX = 2**31 - 1
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
@@ -55,44 +66,74 @@ def _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R: tl.constexpr, BLOCK_C: tl.
 
 
 @triton.jit
-def _ld(P, off, mask, EVEN: tl.constexpr):
+def _ld(P, off, mask, EVEN: tl.constexpr, EVICT: tl.constexpr):
     if EVEN:
-        return tl.load(P + off, eviction_policy="evict_first")
-    return tl.load(P + off, mask=mask, other=0.0, eviction_policy="evict_first")
+        return tl.load(P + off, eviction_policy=EVICT)
+    return tl.load(P + off, mask=mask, other=0.0, eviction_policy=EVICT)
 
 
 @triton.jit
-def _st(P, off, v, mask, EVEN: tl.constexpr):
+def _st(P, off, v, mask, EVEN: tl.constexpr, STORE: tl.constexpr):
     if EVEN:
-        tl.store(P + off, v)
+        tl.store(P + off, v, cache_modifier=STORE)
     else:
-        tl.store(P + off, v, mask=mask)
+        tl.store(P + off, v, mask=mask, cache_modifier=STORE)
+
+
+@triton.jit
+def _fwd_tile(G, U, Y, pid, n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R: tl.constexpr,
+              BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr,
+              STORE: tl.constexpr):
+    r, c, mask = _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
+    g = _ld(G, r * sg + c, mask, EVEN, EVICT).to(tl.float32)
+    u = _ld(U, r * su + c, mask, EVEN, EVICT)
+    s = (g * tl.sigmoid(g)).to(u.dtype)
+    y = (s.to(tl.float32) * u.to(tl.float32)).to(Y.dtype.element_ty)
+    _st(Y, r * sy + c, y, mask, EVEN, STORE)
 
 
 @triton.jit(do_not_specialize=["n_rows"])
 def _fwd(G, U, Y, n_rows, n_cols, n_col_blocks, sg, su, sy,
-         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr):
-    r, c, mask = _tile(tl.program_id(0), n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
-    g = _ld(G, r * sg + c, mask, EVEN).to(tl.float32)
-    u = _ld(U, r * su + c, mask, EVEN)
-    s = (g * tl.sigmoid(g)).to(u.dtype)
-    y = (s.to(tl.float32) * u.to(tl.float32)).to(Y.dtype.element_ty)
-    _st(Y, r * sy + c, y, mask, EVEN)
+         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr,
+         EVICT: tl.constexpr = "evict_first", STORE: tl.constexpr = "", PERSIST: tl.constexpr = False):
+    if PERSIST:  # a grid stride over the tiles (the `persistent` knob)
+        n_tiles = tl.cdiv(n_rows, BLOCK_R) * n_col_blocks
+        for t in range(tl.program_id(0), n_tiles, tl.num_programs(0)):
+            _fwd_tile(G, U, Y, t, n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R, BLOCK_C, I64, EVEN,
+                      EVICT, STORE)
+    else:
+        _fwd_tile(G, U, Y, tl.program_id(0), n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R, BLOCK_C,
+                  I64, EVEN, EVICT, STORE)
 
 
-@triton.jit(do_not_specialize=["n_rows"])
-def _bwd(DY, G, U, DG, DU, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
-         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr):
-    r, c, mask = _tile(tl.program_id(0), n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
-    dy = _ld(DY, r * sdy + c, mask, EVEN).to(tl.float32)
-    g = _ld(G, r * sg + c, mask, EVEN).to(tl.float32)
-    u = _ld(U, r * su + c, mask, EVEN).to(tl.float32)
+@triton.jit
+def _bwd_tile(DY, G, U, DG, DU, pid, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
+              BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr,
+              EVICT: tl.constexpr, STORE: tl.constexpr):
+    r, c, mask = _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
+    dy = _ld(DY, r * sdy + c, mask, EVEN, EVICT).to(tl.float32)
+    g = _ld(G, r * sg + c, mask, EVEN, EVICT).to(tl.float32)
+    u = _ld(U, r * su + c, mask, EVEN, EVICT).to(tl.float32)
     sig = tl.sigmoid(g)
     silu = g * sig
     du = dy * silu
     dg = dy * u * (sig * (1.0 + g * (1.0 - sig)))
-    _st(DG, r * sdg + c, dg.to(DG.dtype.element_ty), mask, EVEN)
-    _st(DU, r * sdu + c, du.to(DU.dtype.element_ty), mask, EVEN)
+    _st(DG, r * sdg + c, dg.to(DG.dtype.element_ty), mask, EVEN, STORE)
+    _st(DU, r * sdu + c, du.to(DU.dtype.element_ty), mask, EVEN, STORE)
+
+
+@triton.jit(do_not_specialize=["n_rows"])
+def _bwd(DY, G, U, DG, DU, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
+         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr,
+         EVICT: tl.constexpr = "evict_first", STORE: tl.constexpr = "", PERSIST: tl.constexpr = False):
+    if PERSIST:
+        n_tiles = tl.cdiv(n_rows, BLOCK_R) * n_col_blocks
+        for t in range(tl.program_id(0), n_tiles, tl.num_programs(0)):
+            _bwd_tile(DY, G, U, DG, DU, t, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu, BLOCK_R,
+                      BLOCK_C, I64, EVEN, EVICT, STORE)
+    else:
+        _bwd_tile(DY, G, U, DG, DU, tl.program_id(0), n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
+                  BLOCK_R, BLOCK_C, I64, EVEN, EVICT, STORE)
 
 
 # --------------------------------------------------------------------------------------
@@ -142,6 +183,66 @@ def plan(n_rows: int, n_cols: int, elsize: int, sms: int, tile_bytes: int = 8192
             "programs": programs(block_r, block_c)}
 
 
+#: The launch knobs and their defaults (today's launch; see the module docstring).
+KNOBS = {"tile_bytes": 8192, "num_warps": None, "evict": "evict_first", "store": "", "num_stages": 1,
+         "layout": "tile", "persistent": 0}
+_CHOICES = {"evict": ("evict_first", "", "evict_last"), "store": ("", ".cs", ".cg", ".wt"),
+            "layout": ("tile", "row")}
+
+
+def _knobs(cfg) -> dict:
+    """KNOBS overridden by `cfg` (None or a dict of some of KNOBS' keys), checked."""
+    k = dict(KNOBS)
+    if not cfg:
+        return k
+    unknown = sorted(set(cfg) - set(KNOBS))
+    if unknown:
+        raise ValueError(f"unknown launch knob(s) {unknown}; known: {sorted(KNOBS)}")
+    k.update(cfg)
+    if k["evict"] in ("none", None):
+        k["evict"] = ""
+    if k["store"] in ("none", None):
+        k["store"] = ""
+    for name, allowed in _CHOICES.items():
+        if k[name] not in allowed:
+            raise ValueError(f"launch knob {name}={k[name]!r}: use one of {allowed}")
+    tb = k["tile_bytes"]
+    if not isinstance(tb, int) or tb < 16 or tb & (tb - 1):
+        raise ValueError(f"tile_bytes must be a power of two >= 16, got {tb!r}")
+    nw = k["num_warps"]
+    if nw is not None and (not isinstance(nw, int) or nw < 1 or nw > 32 or nw & (nw - 1)):
+        raise ValueError(f"num_warps must be None or a power of two in 1..32, got {nw!r}")
+    if not isinstance(k["num_stages"], int) or k["num_stages"] < 1:
+        raise ValueError(f"num_stages must be an int >= 1, got {k['num_stages']!r}")
+    if not isinstance(k["persistent"], int) or k["persistent"] < 0:
+        raise ValueError(f"persistent must be an int >= 0 (programs per SM), got {k['persistent']!r}")
+    return k
+
+
+def launch_config(n_rows: int, n_cols: int, elsize: int, sms: int, cfg=None) -> dict:
+    """The whole launch of an [n_rows, n_cols] pass (after any collapse) under the knobs `cfg`:
+    plan()'s tile (or the row layout's), warps, stages, the constexpr hints and the grid. With
+    cfg None this is plan() plus the defaults, the launch of today exactly."""
+    k = _knobs(cfg)
+    if k["layout"] == "row":
+        vec = 16 // elsize
+        block_c = triton.next_power_of_2(n_cols)
+        if block_c > 65536:
+            raise ValueError(f"layout 'row' holds a whole row in one program: at most 65536 columns, got {n_cols}")
+        out = {"BLOCK_R": 1, "BLOCK_C": block_c, "num_warps": max(1, min(32, block_c // (vec * 4 * 32))),
+               "EVEN": block_c == n_cols, "programs": n_rows}
+    else:
+        out = plan(n_rows, n_cols, elsize, sms, k["tile_bytes"])
+    if k["num_warps"] is not None:
+        out["num_warps"] = k["num_warps"]
+    out["num_stages"] = k["num_stages"]
+    out["EVICT"], out["STORE"] = k["evict"], k["store"]
+    out["PERSIST"] = k["persistent"] > 0
+    out["grid"] = min(out["programs"], k["persistent"] * sms) if out["PERSIST"] else out["programs"]
+    out["collapse"] = k["layout"] == "tile"
+    return out
+
+
 # --------------------------------------------------------------------------------------
 # Host side
 # --------------------------------------------------------------------------------------
@@ -172,23 +273,32 @@ def _as_rows(t: torch.Tensor) -> torch.Tensor:
     return t2
 
 
-def _collapse(tensors):
+def _collapse(tensors, enabled: bool = True):
     """All contiguous [rows, cols]: one long row (purely element-wise); else as they are."""
-    if all(t.is_contiguous() for t in tensors):
+    if enabled and all(t.is_contiguous() for t in tensors):
         n = tensors[0].numel()
         return [t.view(1, n) for t in tensors]
     return tensors
 
 
-def _launch(kernel, tensors2d, n_rows, n_cols):
+def _launch(kernel, tensors2d, n_rows, n_cols, cfg=None):
     t0 = tensors2d[0]
-    cfg = plan(n_rows, n_cols, t0.element_size(), _sm_count(t0.device))
+    lc = launch_config(n_rows, n_cols, t0.element_size(), _sm_count(t0.device), cfg)
     max_off = max((n_rows - 1) * abs(t.stride(0)) + n_cols for t in tensors2d)
     i64 = max_off > _INT32_MAX
-    n_col_blocks = triton.cdiv(n_cols, cfg["BLOCK_C"])
+    n_col_blocks = triton.cdiv(n_cols, lc["BLOCK_C"])
     args = [*tensors2d, n_rows, n_cols, n_col_blocks, *(t.stride(0) for t in tensors2d)]
-    kernel[(cfg["programs"],)](*args, BLOCK_R=cfg["BLOCK_R"], BLOCK_C=cfg["BLOCK_C"], I64=i64,
-                               EVEN=cfg["EVEN"], num_warps=cfg["num_warps"], num_stages=1)
+    if not cfg:  # today's launch, as it was (the knobs' defaults are the kernels' own)
+        kernel[(lc["programs"],)](*args, BLOCK_R=lc["BLOCK_R"], BLOCK_C=lc["BLOCK_C"], I64=i64,
+                                  EVEN=lc["EVEN"], num_warps=lc["num_warps"], num_stages=1)
+        return
+    kernel[(lc["grid"],)](*args, BLOCK_R=lc["BLOCK_R"], BLOCK_C=lc["BLOCK_C"], I64=i64, EVEN=lc["EVEN"],
+                          EVICT=lc["EVICT"], STORE=lc["STORE"], PERSIST=lc["PERSIST"],
+                          num_warps=lc["num_warps"], num_stages=lc["num_stages"])
+
+
+def _collapses(cfg) -> bool:
+    return not cfg or _knobs(cfg)["layout"] == "tile"
 
 
 def _device_ctx(t):
@@ -203,21 +313,24 @@ class _Null:
         return False
 
 
-def swiglu_forward(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
-    """y = silu(gate) * up (HF rounding, see the module docstring); a new tensor of gate's shape."""
+def swiglu_forward(gate: torch.Tensor, up: torch.Tensor, *, cfg: dict | None = None) -> torch.Tensor:
+    """y = silu(gate) * up (HF rounding, see the module docstring); a new tensor of gate's shape.
+    `cfg`: launch knobs (KNOBS; None: today's launch)."""
     _check("gate", gate)
     _check("up", up, gate.shape, gate.dtype, gate.device)
     y = torch.empty(gate.shape, dtype=gate.dtype, device=gate.device)
     if y.numel() == 0:
         return y
-    g2, u2, y2 = _collapse([_as_rows(gate), _as_rows(up), y.view(-1, y.shape[-1]) if y.dim() > 1 else y.view(1, -1)])
+    g2, u2, y2 = _collapse([_as_rows(gate), _as_rows(up), y.view(-1, y.shape[-1]) if y.dim() > 1 else y.view(1, -1)],
+                           _collapses(cfg))
     with _device_ctx(y):
-        _launch(_fwd, [g2, u2, y2], g2.shape[0], g2.shape[1])
+        _launch(_fwd, [g2, u2, y2], g2.shape[0], g2.shape[1], cfg)
     return y
 
 
-def swiglu_backward(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(dgate, dup) of y = silu(gate) * up, from dy; new tensors, inputs unmodified."""
+def swiglu_backward(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor, *,
+                    cfg: dict | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(dgate, dup) of y = silu(gate) * up, from dy; new tensors, inputs unmodified. `cfg`: knobs."""
     _check("gate", gate)
     _check("up", up, gate.shape, gate.dtype, gate.device)
     _check("dy", dy, gate.shape, gate.dtype, gate.device)
@@ -226,9 +339,9 @@ def swiglu_backward(dy: torch.Tensor, gate: torch.Tensor, up: torch.Tensor) -> t
     if dg.numel() == 0:
         return dg, du
     rows = [_as_rows(dy), _as_rows(gate), _as_rows(up), _as_rows(dg), _as_rows(du)]
-    rows = _collapse(rows)
+    rows = _collapse(rows, _collapses(cfg))
     with _device_ctx(dg):
-        _launch(_bwd, rows, rows[0].shape[0], rows[0].shape[1])
+        _launch(_bwd, rows, rows[0].shape[0], rows[0].shape[1], cfg)
     return dg, du
 
 
@@ -241,20 +354,20 @@ def _split_gate_up(gate_up: torch.Tensor):
     return gu, i
 
 
-def swiglu_fused_forward(gate_up: torch.Tensor) -> torch.Tensor:
-    """y = silu(gate_up[..., :I]) * gate_up[..., I:]; y has shape [..., I]."""
+def swiglu_fused_forward(gate_up: torch.Tensor, *, cfg: dict | None = None) -> torch.Tensor:
+    """y = silu(gate_up[..., :I]) * gate_up[..., I:]; y has shape [..., I]. `cfg`: launch knobs."""
     gu, i = _split_gate_up(gate_up)
     y = torch.empty((*gate_up.shape[:-1], i), dtype=gate_up.dtype, device=gate_up.device)
     if y.numel() == 0:
         return y
     y2 = y.view(-1, i)
     with _device_ctx(y):
-        _launch(_fwd, [gu[:, :i], gu[:, i:], y2], gu.shape[0], i)
+        _launch(_fwd, [gu[:, :i], gu[:, i:], y2], gu.shape[0], i, cfg)
     return y
 
 
-def swiglu_fused_backward(dy: torch.Tensor, gate_up: torch.Tensor) -> torch.Tensor:
-    """d gate_up [..., 2I] (dgate in the first half, dup in the second) from dy [..., I]."""
+def swiglu_fused_backward(dy: torch.Tensor, gate_up: torch.Tensor, *, cfg: dict | None = None) -> torch.Tensor:
+    """d gate_up [..., 2I] (dgate in the first half, dup in the second) from dy [..., I]. `cfg`: knobs."""
     gu, i = _split_gate_up(gate_up)
     _check("dy", dy, (*gate_up.shape[:-1], i), gate_up.dtype, gate_up.device)
     dgu = torch.empty(gate_up.shape, dtype=gate_up.dtype, device=gate_up.device)
@@ -262,5 +375,5 @@ def swiglu_fused_backward(dy: torch.Tensor, gate_up: torch.Tensor) -> torch.Tens
         return dgu
     d2 = dgu.view(-1, 2 * i)
     with _device_ctx(dgu):
-        _launch(_bwd, [_as_rows(dy), gu[:, :i], gu[:, i:], d2[:, :i], d2[:, i:]], gu.shape[0], i)
+        _launch(_bwd, [_as_rows(dy), gu[:, :i], gu[:, i:], d2[:, :i], d2[:, i:]], gu.shape[0], i, cfg)
     return dgu

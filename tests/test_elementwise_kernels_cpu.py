@@ -219,3 +219,13 @@ def test_rope_plan_spreads_decode_over_the_sms():
     assert one["programs"] == 40 and one["GQ"] == 1
     prefill = rp.plan(8192, 32, 8, 128, 2, 132)
     assert prefill["GQ"] == 32 and prefill["programs"] == 2 * 8192
+
+
+def test_swiglu_eviction_hint_by_size():
+    from site_builder.runner.families import import_module
+
+    sw = import_module("swiglu", "kr_triton")
+    assert sw.default_evict(0) == "evict_first"
+    assert sw.default_evict(sw.EVICT_MAX_BYTES - 1) == "evict_first"
+    assert sw.default_evict(sw.EVICT_MAX_BYTES) == ""
+    assert sw.default_evict(2 << 30) == ""

@@ -443,11 +443,35 @@ def test_cross_entropy_aligned_forward_split_rows(monkeypatch):
 
 def test_cross_entropy_align_switch(monkeypatch):
     monkeypatch.delenv("KR_CE_ALIGN", raising=False)
-    assert ce.align_vec(2, True) == (8 if ce.ALIGN else 0) and ce.align_vec(4, False) == 0
+    on = ce.ALIGN
+    assert ce.align_vec(2, True, 1001) == (8 if on else 0) and ce.align_vec(4, False, 1001) == 0
+    # rows that all start on a 16-byte boundary keep the plain layout (faster there on the H200)
+    assert ce.align_vec(2, True, 4096) == 0 and ce.align_vec(4, True, 1000) == 0
+    assert ce.align_vec(2, True, 4096, data_ptr=6) == (8 if on else 0)  # a misaligned base
     monkeypatch.setenv("KR_CE_ALIGN", "0")
-    assert ce.align_vec(2, True) == 0
+    assert ce.align_vec(2, True, 1001) == 0
     monkeypatch.setenv("KR_CE_ALIGN", "1")
-    assert ce.align_vec(4, True) == 4 and ce.align_vec(2, True) == 8
+    assert ce.align_vec(4, True, 1001) == 4 and ce.align_vec(2, True, 1001) == 8
+    assert ce.align_vec(2, True, 128256) == 0
     monkeypatch.setenv("KR_CE_ALIGN", "yes")
     with pytest.raises(ValueError, match="KR_CE_ALIGN='yes'"):
-        ce.align_vec(2, True)
+        ce.align_vec(2, True, 1001)
+
+
+def test_cross_entropy_misaligned_base_takes_the_aligned_layout(monkeypatch):
+    """An aligned vocabulary on a contiguous view whose base is off a 16-byte boundary: every
+    row has a head; the result matches float64 and the plain layout."""
+    monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "rowloop", "rblock": 1024})
+    g = torch.Generator().manual_seed(5)
+    rows, cols = 6, 2048
+    x = (torch.randn(rows * cols + 1, generator=g) * 2)[1:].view(rows, cols)
+    assert x.stride(0) == cols and x.data_ptr() % 16 != 0
+    assert ce.align_vec(4, True, cols, x.data_ptr()) == (4 if ce.ALIGN else 0)
+    t = torch.tensor([0, 2047, 5, -100, 1, 3])
+    loss_ref, g_ref = _ce_ref(x, t)
+    for flag in ("0", "1"):
+        monkeypatch.setenv("KR_CE_ALIGN", flag)
+        loss, dx = ce.cross_entropy_fwd_bwd(x, t)
+        assert abs(loss.item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+        assert abs(ce.cross_entropy(x, t).item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+        assert _rel(dx, g_ref) < 1e-5

@@ -22,7 +22,9 @@ columns puts most contiguous rows' starts off a 16-byte boundary, and Triton the
 4-byte accesses for the whole row (tests/test_cross_entropy_compile.py shows it in the PTX).
 The loss and the row loop take the columns before a row's first boundary (its head, fewer than
 8 bf16 or 4 fp32) in one small masked step and stream the rest from the boundary, full chunks
-unmasked as 16-byte vectors; a row with no head keeps the plain layout's chunks and bits.
+unmasked as 16-byte vectors. Logits whose rows all start on a boundary (an aligned vocabulary
+and base) keep the plain layout, its launch and its bits: the aligned code was measurably
+slower there on the H200 (see ALIGN).
 
 Forward + backward (`cross_entropy_fwd_bwd`): the gradient needs the row's logsumexp before
 its first element can be written. Three paths, chosen by `plan_fwd_bwd` from FWDBWD_RULE (per
@@ -597,21 +599,29 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2) -> dict:
             "num_warps": warps, "PAIR": bool(rule["pair"])}
 
 
-#: Aligned rows (odd vocabularies): contiguous logits are streamed by the forward and by the
-#: row loop from each row's first 16-byte boundary (`_aligned`: the few columns before it in a
-#: small masked step), so full chunks load as 16-byte vectors whatever the vocabulary; a vocab
-#: that is a multiple of 8 (bf16) or 4 (fp32) columns has no head and keeps its bits. The
-#: environment's KR_CE_ALIGN=0 turns it off (a sweep's side-by-side), 1 on; unset: ALIGN.
+#: Aligned rows (odd vocabularies): contiguous logits whose rows do not all start on a 16-byte
+#: boundary (a vocabulary that is not a multiple of 8 bf16 / 4 fp32 columns, or a base address
+#: off the boundary) are streamed by the forward and by the row loop from each row's first
+#: boundary (`_aligned`: the few columns before it in a small masked step), so full chunks load
+#: as 16-byte vectors whatever the vocabulary. Rows that are aligned already keep the plain
+#: layout: on the H200 (2026-12-03, lab/cross_entropy/NOTES.md) the aligned code at an aligned
+#: vocabulary was 1.17-1.27x slower than the plain one, and 1.6x faster at odd vocabularies.
+#: The environment's KR_CE_ALIGN=0 turns it off (a sweep's side-by-side), 1 on; unset: ALIGN.
 ALIGN = True
 
 
-def align_vec(elem_size: int, contiguous: bool) -> int:
-    """Columns per 16-byte vector when the aligned layout applies, else 0."""
+def align_vec(elem_size: int, contiguous: bool, n_cols: int, data_ptr: int = 0) -> int:
+    """Columns per 16-byte vector when the aligned layout applies (contiguous rows of which some
+    start off a 16-byte boundary: n_cols not a multiple of the vector, or data_ptr off one),
+    else 0 (the plain layout)."""
     env = os.environ.get("KR_CE_ALIGN", "").strip()
     if env not in ("", "0", "1"):
         raise ValueError(f"KR_CE_ALIGN={env!r}: use 0 (off) or 1 (on)")
     on = ALIGN if env == "" else env == "1"
-    return 16 // elem_size if on and contiguous else 0
+    vec = 16 // elem_size
+    if not (on and contiguous) or (n_cols % vec == 0 and data_ptr % 16 == 0):
+        return 0
+    return vec
 
 
 _WS: dict = {}
@@ -691,7 +701,7 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int 
             contig = x.stride(0) == n
             _lse_parts[(rows * split,)](x, t, pm, ps, xt, x.stride(0), split, ignore_index, n,
                                        BLOCK=cfg["BLOCK"], PART=cfg["PART"], CONTIG=contig,
-                                       VEC=align_vec(x.element_size(), contig), num_warps=cfg["num_warps"])
+                                       VEC=align_vec(x.element_size(), contig, n, x.data_ptr()), num_warps=cfg["num_warps"])
         _finish_launch(pm, ps, xt, xt, t, out, ws, rows, split, cfg["SPLIT_P2"], ignore_index, True)
     return out
 
@@ -734,7 +744,7 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
             _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
             if path == "rowloop":
                 _rowloop[(rows,)](x, t, ws, dx, lossrow, x.stride(0), dx.stride(0), ignore_index, n,
-                                  BLOCK=cfg["BLOCK"], CONTIG=contig, VEC=align_vec(x.element_size(), contig),
+                                  BLOCK=cfg["BLOCK"], CONTIG=contig, VEC=align_vec(x.element_size(), contig, n, x.data_ptr()),
                                   num_warps=cfg["num_warps"])
             else:
                 slots = ws[2:2 + rows * per_row] if split > 1 else ws

@@ -22,10 +22,11 @@ Launch configuration (`plan`): a model of the shape, not a table of workloads. A
 BLOCK_R x BLOCK_C tile of about 8 KB per tensor (16-byte vectors, four per thread per tensor);
 BLOCK_C is the power of two (up to the tile) that pads the column count least; the tile is
 halved while the grid would have fewer than two programs per SM, down to one warp of vectors,
-so a one-token call still spreads over many SMs.
+so a one-token call still spreads over many SMs. Loads carry the evict_first hint only in
+passes moving less than EVICT_MAX_BYTES (128 MiB): above it the hint measured 3-7 % slower.
 
 Launch knobs (`cfg`, a keyword of the four entry points; for sweeps, lab/swiglu/sweep.py; the
-defaults, `KNOBS`, are the launch above exactly): `tile_bytes` per tensor per program (plan's
+defaults, `KNOBS`, are the launch above with the hint always on; cfg None is the shipped launch): `tile_bytes` per tensor per program (plan's
 target), `num_warps` (None: the plan's, one warp per four vectors per thread), `evict` (the
 loads' eviction hint: "evict_first", "" for none, "evict_last"), `store` (the stores' cache
 modifier: "" or ".cs", ".cg", ".wt"), `num_stages`, `layout` ("tile", or "row": one program per
@@ -44,7 +45,7 @@ import triton
 import triton.language as tl
 
 __all__ = ["swiglu_forward", "swiglu_backward", "swiglu_fused_forward", "swiglu_fused_backward", "plan",
-           "launch_config", "KNOBS"]
+           "launch_config", "KNOBS", "default_evict", "EVICT_MAX_BYTES"]
 
 _INT32_MAX = 2**31 - 1
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
@@ -183,6 +184,18 @@ def plan(n_rows: int, n_cols: int, elsize: int, sms: int, tile_bytes: int = 8192
             "programs": programs(block_r, block_c)}
 
 
+#: Passes moving at least this many bytes load without the evict_first hint. H200 sweep of
+#: 2026-12-03 (lab/swiglu/NOTES.md): the hint costs 3-7 % from ~150 MB up (e.g. 8192 x 14336
+#: forward 173.1 against 164.3 us) and saves 9-15 % at 52-69 MB (the fused backward at 3412 x
+#: 1531: 21.97 against 25.36 us); at 95 MB the two were equal.
+EVICT_MAX_BYTES = 128 << 20
+
+
+def default_evict(moved_bytes: int) -> str:
+    """The shipped launch's load hint for a pass moving `moved_bytes` (see EVICT_MAX_BYTES)."""
+    return "evict_first" if moved_bytes < EVICT_MAX_BYTES else ""
+
+
 #: The launch knobs and their defaults (today's launch; see the module docstring).
 KNOBS = {"tile_bytes": 8192, "num_warps": None, "evict": "evict_first", "store": "", "num_stages": 1,
          "layout": "tile", "persistent": 0}
@@ -288,9 +301,11 @@ def _launch(kernel, tensors2d, n_rows, n_cols, cfg=None):
     i64 = max_off > _INT32_MAX
     n_col_blocks = triton.cdiv(n_cols, lc["BLOCK_C"])
     args = [*tensors2d, n_rows, n_cols, n_col_blocks, *(t.stride(0) for t in tensors2d)]
-    if not cfg:  # today's launch, as it was (the knobs' defaults are the kernels' own)
+    if not cfg:  # the shipped launch: plan()'s tile, the eviction hint by size (default_evict)
+        moved = len(tensors2d) * n_rows * n_cols * t0.element_size()
         kernel[(lc["programs"],)](*args, BLOCK_R=lc["BLOCK_R"], BLOCK_C=lc["BLOCK_C"], I64=i64,
-                                  EVEN=lc["EVEN"], num_warps=lc["num_warps"], num_stages=1)
+                                  EVEN=lc["EVEN"], EVICT=default_evict(moved), num_warps=lc["num_warps"],
+                                  num_stages=1)
         return
     kernel[(lc["grid"],)](*args, BLOCK_R=lc["BLOCK_R"], BLOCK_C=lc["BLOCK_C"], I64=i64, EVEN=lc["EVEN"],
                           EVICT=lc["EVICT"], STORE=lc["STORE"], PERSIST=lc["PERSIST"],

@@ -271,7 +271,7 @@ def main():
                         kr.FWDBWD_FORCE = force
                         plan = kr.plan_fwd_bwd(vocab, tokens, sms, es)
                         cell["plan"] = {k: (v if isinstance(v, (int, str)) else str(v)) for k, v in plan.items()}
-                        cell["plan"]["VEC"] = kr.align_vec(es, True) if plan["PATH"] == "rowloop" else 0
+                        cell["plan"]["VEC"] = kr.align_vec(es, True, vocab) if plan["PATH"] == "rowloop" else 0
                         sig = tuple(sorted(cell["plan"].items()))
                         if sig in seen:
                             cell["same_as"] = seen[sig]

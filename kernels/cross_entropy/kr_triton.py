@@ -100,6 +100,15 @@ def _target_logit(X, xoff, t, N):
 
 
 @triton.jit
+def _online(x, m, s):
+    """One chunk x into a running (max m, sum s of exp(. - m)): the new (m, s). A max still at
+    -inf (nothing finite yet) rescales by exp(-inf - 0) = 0, never by NaN."""
+    new = tl.maximum(m, tl.max(x, axis=0))
+    ns = tl.where(new == -float("inf"), 0.0, new)
+    return new, s * tl.exp(m - ns) + tl.sum(tl.exp(x - ns), axis=0)
+
+
+@triton.jit
 def _aligned(xoff, N, VEC: tl.constexpr):
     """A contiguous row at element offset xoff as its head (the columns before the first
     16-byte boundary, fewer than VEC) and its body (the rest, from an aligned address): (head,
@@ -146,19 +155,13 @@ def _lse_parts(X, T, PM, PS, XT, stride_x, split, ignore_index, N,
                 else:
                     x = tl.load(X + body + cols, mask=cols < nb, other=-float("inf"),
                                 eviction_policy=EVICT).to(tl.float32)
-                new = tl.maximum(m, tl.max(x, axis=0))
-                ns = tl.where(new == -float("inf"), 0.0, new)
-                s = s * tl.exp(m - ns) + tl.sum(tl.exp(x - ns), axis=0)
-                m = new
+                m, s = _online(x, m, s)
         else:
             for c in range(0, PART, BLOCK):
                 cols = start + c + offs
                 x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf"),
                             eviction_policy=EVICT).to(tl.float32)
-                new = tl.maximum(m, tl.max(x, axis=0))
-                ns = tl.where(new == -float("inf"), 0.0, new)
-                s = s * tl.exp(m - ns) + tl.sum(tl.exp(x - ns), axis=0)
-                m = new
+                m, s = _online(x, m, s)
         if part == 0:
             tl.store(XT + row, _target_logit(X, xoff, t, N))
     tl.store(PM + pid, m)
@@ -386,10 +389,7 @@ def _aligned_rowloop(X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK: tl.constexpr
                 x = tl.load(X + body + c * BLOCK + offs).to(tl.float32)
             else:
                 x = tl.load(X + body + cols, mask=cols < nb, other=-float("inf")).to(tl.float32)
-            new = tl.maximum(mx, tl.max(x, axis=0))
-            ns = tl.where(new == -float("inf"), 0.0, new)
-            s = s * tl.exp(mx - ns) + tl.sum(tl.exp(x - ns), axis=0)
-            mx = new
+            mx, s = _online(x, mx, s)
         bs = tl.where(mx == -float("inf"), 0.0, mx)
         tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(s))
         inv = 1.0 / s
@@ -443,10 +443,7 @@ def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
             for c in range(0, nch):
                 cols = c * BLOCK + offs
                 x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
-                new = tl.maximum(mx, tl.max(x, axis=0))
-                ns = tl.where(new == -float("inf"), 0.0, new)
-                s = s * tl.exp(mx - ns) + tl.sum(tl.exp(x - ns), axis=0)
-                mx = new
+                mx, s = _online(x, mx, s)
             bs = tl.where(mx == -float("inf"), 0.0, mx)
             tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(s))
             inv = 1.0 / s

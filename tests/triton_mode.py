@@ -53,3 +53,17 @@ def triton_in_mode(file: str, *, interpreted: bool, timeout: int, pytest_args: t
             pytest.skip(f"run by {name}")
 
     return elsewhere, fresh_process, only_here
+
+
+def compile_script(script: str, timeout: int = 600) -> str:
+    """Run `script` (Python that compiles kernels with Triton's real front end, passes and ptxas
+    for a GPU target, no GPU needed) in a fresh process without TRITON_INTERPRET; its stdout.
+    Skips when this Triton install has no ptxas; fails with the script's stderr otherwise."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    p = subprocess.run([sys.executable, "-c", script], cwd=str(ROOT), env=env, capture_output=True, text=True,
+                       timeout=timeout)
+    if p.returncode != 0 and ("ptxas" in p.stderr and "not found" in p.stderr):
+        pytest.skip("no ptxas with this Triton install")
+    assert p.returncode == 0, p.stderr[-3000:]
+    return p.stdout

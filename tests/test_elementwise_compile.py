@@ -4,7 +4,8 @@ The interpreter (TRITON_INTERPRET=1, tests/test_elementwise_kernels_cpu.py) runs
 checks none of the compiler's typing rules: RoPE's first version passed it and then failed to
 compile on the H200 (a name assigned in both branches of an `if` with two tile shapes). This
 test runs Triton's real front end, its passes and ptxas for a `cuda` sm_90 target, in a fresh
-process without TRITON_INTERPRET, over the constexpr combinations the launch models produce.
+process without TRITON_INTERPRET, over the constexpr combinations the launch models produce,
+and of the knobbed RoPE kernels (_rope_k, _rope_rows) over a few launch_config layouts and hints.
 """
 
 import textwrap
@@ -48,10 +49,31 @@ SCRIPT = textwrap.dedent('''
                      "PQ": cfg["PQ"], "PK": cfg["PK"], "I64": False, "BACKWARD": backward}
             compile_(rp._rope, const, cfg["num_warps"], "*bf16")
             n += 1
+    # the knobbed kernels (cfg given): constexprs from launch_config for each layout
+    for (tokens, hq, hk, d), kc, backward in [
+            ((16384, 32, 8, 128), {"layout": "grouped"}, False),
+            ((16384, 32, 8, 128), {"layout": "split", "persistent": 8}, True),
+            ((1, 32, 8, 128), {"layout": "token", "tile_bytes": 16384, "evict": "evict_last"}, False),
+            ((55, 7, 3, 96), {"layout": "grouped", "tokens": 2, "store": ".cs", "cs_evict": ""}, True),
+            ((16384, 32, 8, 128), {"layout": "rows", "tile_bytes": 2048, "num_warps": 4}, False),
+            ((64, 28, 4, 128), {"layout": "rows", "persistent": 4, "store": ".cg", "evict": ""}, True)]:
+        lc = rp.launch_config(tokens, hq, hk, d, 2, 132, kc)
+        const = {"HALF": d // 2, "HALF_P2": triton.next_power_of_2(d // 2), "I64": False, "BACKWARD": backward,
+                 "PERSIST": lc["PERSIST"], "EVICT": lc["EVICT"], "CS_EVICT": lc["CS_EVICT"], "STORE": lc["STORE"]}
+        if lc["kernel"] == "rows":
+            fn, const = rp._rope_rows, {**const, "R": lc["R"]}
+        else:
+            fn = rp._rope_k
+            const = {**const, "GQ": lc["GQ"], "GK": lc["GK"], "PQ": lc["PQ"], "PK": lc["PK"], "T": lc["T"],
+                     "QK_ONE": lc["QK_ONE"]}
+            if lc["layout"] == "split":  # the q launch (k alone in q's place is the same shape of code)
+                const = {**const, "GK": 1, "PK": 0}
+        compile_(fn, const, lc["num_warps"], "*bf16", lc["num_stages"])
+        n += 1
     print("compiled", n)
 ''')
 
 
 def test_kernels_compile_for_sm90_without_a_gpu():
     out = compile_script(SCRIPT)
-    assert "compiled 34" in out, out
+    assert "compiled 40" in out, out

@@ -21,6 +21,19 @@ Launch configuration (`plan`): one program per (token, group of heads) of q or o
 grid; a group is up to 32 heads (8 KB of bf16 at head_dim 128), halved while the grid would
 give fewer than two programs per SM, down to one head, so decode-sized calls (one token per
 sequence) still spread over many SMs.
+
+Launch knobs (`cfg`, a keyword of both entry points; for sweeps, lab/rope/sweep.py). With cfg
+None (or empty) the launch above runs exactly as before (kernel `_rope`, the lean path); any
+other cfg launches `_rope_k`, the same arithmetic with the knobs (`KNOBS` holds their defaults,
+which give `_rope`'s geometry): `layout` ("grouped": the grid above; "split": the same tiles,
+q and k in two launches; "token": one program per token block holding all its q and k heads,
+cos / sin read once for both; "rows": flat (token, head) rows of q, then of k, a tile of rows
+per program, cos / sin read per row), `tile_bytes` (bytes of one tensor per program and token:
+the head group's or the row tile's target), `tokens` (tokens per program, grouped / split /
+token layouts), `num_warps` (None: the plan's), `evict` and `cs_evict` (eviction hints of the
+q / k loads and of the cos / sin loads: "evict_first", "evict_last" or "" for none), `store`
+(the stores' cache modifier: "", ".cs", ".cg", ".wt"), `num_stages` and `persistent` (0: one
+program per work item; n > 0: min(items, n x SMs) programs looping with a grid stride).
 """
 
 from __future__ import annotations
@@ -31,7 +44,7 @@ import torch
 import triton
 import triton.language as tl
 
-__all__ = ["rope_forward", "rope_backward", "plan"]
+__all__ = ["rope_forward", "rope_backward", "plan", "launch_config", "KNOBS"]
 
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 _SUPPORTED = (torch.float32, torch.bfloat16, torch.float16)
@@ -91,6 +104,176 @@ def _rope(Q, K, C, S, QO, KO, n_tokens, seq, hq, hk,
                 (part - PQ) * GK + tl.arange(0, GK), hk, skh, skoh, HALF, HALF_P2, BACKWARD)
 
 
+# --------------------------------------------------------------------------------------
+# The knobbed kernels (cfg given): the same arithmetic as _rotate / _rope
+# --------------------------------------------------------------------------------------
+
+
+@triton.jit
+def _rotate_k(X, O, x_off, o_off, cos1, sin1, cos2, sin2, heads, n_heads, sxh, soh,
+              HALF: tl.constexpr, HALF_P2: tl.constexpr, BACKWARD: tl.constexpr,
+              EVICT: tl.constexpr, STORE: tl.constexpr):
+    j = tl.arange(0, HALF_P2)[None, :]
+    h = heads[:, None]
+    mask = (h < n_heads) & (j < HALF)
+    xp = X + x_off + h * sxh + j
+    op = O + o_off + h * soh + j
+    x1 = tl.load(xp, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
+    x2 = tl.load(xp + HALF, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
+    if BACKWARD:
+        o1 = x1 * cos1 + x2 * sin2
+        o2 = x2 * cos2 - x1 * sin1
+    else:
+        o1 = x1 * cos1 - x2 * sin1
+        o2 = x2 * cos2 + x1 * sin2
+    tl.store(op, o1.to(O.dtype.element_ty), mask=mask, cache_modifier=STORE)
+    tl.store(op + HALF, o2.to(O.dtype.element_ty), mask=mask, cache_modifier=STORE)
+
+
+@triton.jit
+def _token_k(Q, K, C, S, QO, KO, token, part, seq, hq, hk,
+             sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss,
+             sqob, sqoh, sqos, skob, skoh, skos,
+             HALF: tl.constexpr, HALF_P2: tl.constexpr, GQ: tl.constexpr, GK: tl.constexpr,
+             PQ: tl.constexpr, PK: tl.constexpr, I64: tl.constexpr, BACKWARD: tl.constexpr,
+             QK_ONE: tl.constexpr, EVICT: tl.constexpr, CS_EVICT: tl.constexpr, STORE: tl.constexpr):
+    b = token // seq
+    s = token % seq
+    if I64:
+        b = b.to(tl.int64)
+        s = s.to(tl.int64)
+    j = tl.arange(0, HALF_P2)[None, :]
+    jm = j < HALF
+    c_off = b * scb + s * scs
+    s_off = b * ssb + s * sss
+    cos1 = tl.load(C + c_off + j, mask=jm, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
+    cos2 = tl.load(C + c_off + HALF + j, mask=jm, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
+    sin1 = tl.load(S + s_off + j, mask=jm, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
+    sin2 = tl.load(S + s_off + HALF + j, mask=jm, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
+    if QK_ONE:  # every head group of q and of k of this token, cos / sin read once
+        for p in tl.static_range(PQ):
+            _rotate_k(Q, QO, b * sqb + s * sqs, b * sqob + s * sqos, cos1, sin1, cos2, sin2,
+                      p * GQ + tl.arange(0, GQ), hq, sqh, sqoh, HALF, HALF_P2, BACKWARD, EVICT, STORE)
+        for p in tl.static_range(PK):
+            _rotate_k(K, KO, b * skb + s * sks, b * skob + s * skos, cos1, sin1, cos2, sin2,
+                      p * GK + tl.arange(0, GK), hk, skh, skoh, HALF, HALF_P2, BACKWARD, EVICT, STORE)
+    else:
+        if part < PQ:
+            _rotate_k(Q, QO, b * sqb + s * sqs, b * sqob + s * sqos, cos1, sin1, cos2, sin2,
+                      part * GQ + tl.arange(0, GQ), hq, sqh, sqoh, HALF, HALF_P2, BACKWARD, EVICT, STORE)
+        else:
+            _rotate_k(K, KO, b * skb + s * sks, b * skob + s * skos, cos1, sin1, cos2, sin2,
+                      (part - PQ) * GK + tl.arange(0, GK), hk, skh, skoh, HALF, HALF_P2, BACKWARD, EVICT, STORE)
+
+
+@triton.jit
+def _item_k(Q, K, C, S, QO, KO, item, n_tokens, seq, hq, hk,
+            sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss,
+            sqob, sqoh, sqos, skob, skoh, skos,
+            HALF: tl.constexpr, HALF_P2: tl.constexpr, GQ: tl.constexpr, GK: tl.constexpr,
+            PQ: tl.constexpr, PK: tl.constexpr, I64: tl.constexpr, BACKWARD: tl.constexpr,
+            T: tl.constexpr, QK_ONE: tl.constexpr, EVICT: tl.constexpr, CS_EVICT: tl.constexpr,
+            STORE: tl.constexpr):
+    if QK_ONE:
+        tb = item
+        part = item * 0
+    else:
+        tb = item // (PQ + PK)
+        part = item % (PQ + PK)
+    for tt in tl.static_range(T):
+        token = tb * T + tt
+        if T > 1:  # a last, partial block repeats its last token (the same values, written again)
+            token = tl.minimum(token, n_tokens - 1)
+        _token_k(Q, K, C, S, QO, KO, token, part, seq, hq, hk,
+                 sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss, sqob, sqoh, sqos, skob, skoh, skos,
+                 HALF, HALF_P2, GQ, GK, PQ, PK, I64, BACKWARD, QK_ONE, EVICT, CS_EVICT, STORE)
+
+
+@triton.jit(do_not_specialize=["n_tokens", "seq", "n_items"])
+def _rope_k(Q, K, C, S, QO, KO, n_tokens, seq, hq, hk,
+            sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss,
+            sqob, sqoh, sqos, skob, skoh, skos, n_items,
+            HALF: tl.constexpr, HALF_P2: tl.constexpr, GQ: tl.constexpr, GK: tl.constexpr,
+            PQ: tl.constexpr, PK: tl.constexpr, I64: tl.constexpr, BACKWARD: tl.constexpr,
+            T: tl.constexpr, QK_ONE: tl.constexpr, PERSIST: tl.constexpr, EVICT: tl.constexpr,
+            CS_EVICT: tl.constexpr, STORE: tl.constexpr):
+    if PERSIST:
+        for item in range(tl.program_id(0), n_items, tl.num_programs(0)):
+            _item_k(Q, K, C, S, QO, KO, item, n_tokens, seq, hq, hk,
+                    sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss, sqob, sqoh, sqos, skob, skoh, skos,
+                    HALF, HALF_P2, GQ, GK, PQ, PK, I64, BACKWARD, T, QK_ONE, EVICT, CS_EVICT, STORE)
+    else:
+        _item_k(Q, K, C, S, QO, KO, tl.program_id(0), n_tokens, seq, hq, hk,
+                sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss, sqob, sqoh, sqos, skob, skoh, skos,
+                HALF, HALF_P2, GQ, GK, PQ, PK, I64, BACKWARD, T, QK_ONE, EVICT, CS_EVICT, STORE)
+
+
+@triton.jit
+def _rows_tile(X, O, C, S, r0, n_rows, heads, seq, sxb, sxh, sxs, sob, soh, sos, scb, scs, ssb, sss,
+               R: tl.constexpr, HALF: tl.constexpr, HALF_P2: tl.constexpr, I64: tl.constexpr,
+               BACKWARD: tl.constexpr, EVICT: tl.constexpr, CS_EVICT: tl.constexpr, STORE: tl.constexpr):
+    rows = r0 + tl.arange(0, R)
+    if I64:
+        rows = rows.to(tl.int64)
+    token = rows // heads
+    h = rows % heads
+    b = token // seq
+    s = token % seq
+    j = tl.arange(0, HALF_P2)[None, :]
+    mask = (rows < n_rows)[:, None] & (j < HALF)
+    co = (b * scb + s * scs)[:, None] + j
+    so = (b * ssb + s * sss)[:, None] + j
+    cos1 = tl.load(C + co, mask=mask, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
+    cos2 = tl.load(C + co + HALF, mask=mask, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
+    sin1 = tl.load(S + so, mask=mask, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
+    sin2 = tl.load(S + so + HALF, mask=mask, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
+    xp = X + (b * sxb + s * sxs + h * sxh)[:, None] + j
+    op = O + (b * sob + s * sos + h * soh)[:, None] + j
+    x1 = tl.load(xp, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
+    x2 = tl.load(xp + HALF, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
+    if BACKWARD:
+        o1 = x1 * cos1 + x2 * sin2
+        o2 = x2 * cos2 - x1 * sin1
+    else:
+        o1 = x1 * cos1 - x2 * sin1
+        o2 = x2 * cos2 + x1 * sin2
+    tl.store(op, o1.to(O.dtype.element_ty), mask=mask, cache_modifier=STORE)
+    tl.store(op + HALF, o2.to(O.dtype.element_ty), mask=mask, cache_modifier=STORE)
+
+
+@triton.jit
+def _rows_item(Q, K, C, S, QO, KO, t, nq, n_tokens, seq, hq, hk,
+               sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss,
+               sqob, sqoh, sqos, skob, skoh, skos,
+               R: tl.constexpr, HALF: tl.constexpr, HALF_P2: tl.constexpr, I64: tl.constexpr,
+               BACKWARD: tl.constexpr, EVICT: tl.constexpr, CS_EVICT: tl.constexpr, STORE: tl.constexpr):
+    if t < nq:
+        _rows_tile(Q, QO, C, S, t * R, n_tokens * hq, hq, seq, sqb, sqh, sqs, sqob, sqoh, sqos,
+                   scb, scs, ssb, sss, R, HALF, HALF_P2, I64, BACKWARD, EVICT, CS_EVICT, STORE)
+    else:
+        _rows_tile(K, KO, C, S, (t - nq) * R, n_tokens * hk, hk, seq, skb, skh, sks, skob, skoh, skos,
+                   scb, scs, ssb, sss, R, HALF, HALF_P2, I64, BACKWARD, EVICT, CS_EVICT, STORE)
+
+
+@triton.jit(do_not_specialize=["n_tokens", "seq", "n_items"])
+def _rope_rows(Q, K, C, S, QO, KO, n_tokens, seq, hq, hk,
+               sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss,
+               sqob, sqoh, sqos, skob, skoh, skos, n_items,
+               R: tl.constexpr, HALF: tl.constexpr, HALF_P2: tl.constexpr, I64: tl.constexpr,
+               BACKWARD: tl.constexpr, PERSIST: tl.constexpr, EVICT: tl.constexpr,
+               CS_EVICT: tl.constexpr, STORE: tl.constexpr):
+    nq = tl.cdiv(n_tokens * hq, R)
+    if PERSIST:
+        for t in range(tl.program_id(0), n_items, tl.num_programs(0)):
+            _rows_item(Q, K, C, S, QO, KO, t, nq, n_tokens, seq, hq, hk,
+                       sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss, sqob, sqoh, sqos, skob, skoh, skos,
+                       R, HALF, HALF_P2, I64, BACKWARD, EVICT, CS_EVICT, STORE)
+    else:
+        _rows_item(Q, K, C, S, QO, KO, tl.program_id(0), nq, n_tokens, seq, hq, hk,
+                   sqb, sqh, sqs, skb, skh, sks, scb, scs, ssb, sss, sqob, sqoh, sqos, skob, skoh, skos,
+                   R, HALF, HALF_P2, I64, BACKWARD, EVICT, CS_EVICT, STORE)
+
+
 def _sm_count(device: torch.device) -> int:
     if device.type != "cuda":
         return 132
@@ -123,6 +306,88 @@ def plan(tokens: int, hq: int, hk: int, head_dim: int, elsize: int, sms: int, ti
     return {"GQ": gq, "GK": gk, "PQ": pq, "PK": pk, "num_warps": num_warps, "programs": tokens * (pq + pk)}
 
 
+#: The launch knobs and their defaults (today's geometry; see the module docstring).
+KNOBS = {"layout": "grouped", "tile_bytes": 8192, "tokens": 1, "num_warps": None, "evict": "evict_first",
+         "cs_evict": "evict_last", "store": "", "num_stages": 1, "persistent": 0}
+_CHOICES = {"layout": ("grouped", "split", "token", "rows"), "evict": ("evict_first", "", "evict_last"),
+            "cs_evict": ("evict_last", "", "evict_first"), "store": ("", ".cs", ".cg", ".wt")}
+
+
+def _knobs(cfg) -> dict:
+    """KNOBS overridden by `cfg` (None or a dict of some of KNOBS' keys), checked."""
+    k = dict(KNOBS)
+    if not cfg:
+        return k
+    unknown = sorted(set(cfg) - set(KNOBS))
+    if unknown:
+        raise ValueError(f"unknown launch knob(s) {unknown}; known: {sorted(KNOBS)}")
+    k.update(cfg)
+    for name in ("evict", "cs_evict", "store"):
+        if k[name] in ("none", None):
+            k[name] = ""
+    for name, allowed in _CHOICES.items():
+        if k[name] not in allowed:
+            raise ValueError(f"launch knob {name}={k[name]!r}: use one of {allowed}")
+    tb = k["tile_bytes"]
+    if not isinstance(tb, int) or tb < 16 or tb & (tb - 1):
+        raise ValueError(f"tile_bytes must be a power of two >= 16, got {tb!r}")
+    nw = k["num_warps"]
+    if nw is not None and (not isinstance(nw, int) or nw < 1 or nw > 32 or nw & (nw - 1)):
+        raise ValueError(f"num_warps must be None or a power of two in 1..32, got {nw!r}")
+    if not isinstance(k["tokens"], int) or not 1 <= k["tokens"] <= 64:
+        raise ValueError(f"tokens must be an int in 1..64, got {k['tokens']!r}")
+    if not isinstance(k["num_stages"], int) or k["num_stages"] < 1:
+        raise ValueError(f"num_stages must be an int >= 1, got {k['num_stages']!r}")
+    if not isinstance(k["persistent"], int) or k["persistent"] < 0:
+        raise ValueError(f"persistent must be an int >= 0 (programs per SM), got {k['persistent']!r}")
+    return k
+
+
+def launch_config(tokens: int, hq: int, hk: int, head_dim: int, elsize: int, sms: int, cfg=None) -> dict:
+    """The launch of `_rope_k` / `_rope_rows` under the knobs `cfg`: kernel, constexprs, warps,
+    stages and one (items, grid) pair per launch. With cfg None it is plan()'s geometry."""
+    k = _knobs(cfg)
+    half_p2 = triton.next_power_of_2(head_dim // 2)
+    per_head = 2 * half_p2 * elsize
+    vec = 16 // elsize
+    lay = k["layout"]
+    if lay == "rows":
+        r = max(1, triton.next_power_of_2(max(1, k["tile_bytes"] // per_head)))
+        r = min(r, triton.next_power_of_2(max(1, tokens * max(hq, hk))))
+
+        def progs(r_):
+            return triton.cdiv(tokens * hq, r_) + triton.cdiv(tokens * hk, r_)
+
+        while progs(r) < 2 * sms and r > 1:
+            r //= 2
+        out = {"kernel": "rows", "R": r, "num_warps": max(1, min(8, r * 2 * half_p2 // (vec * 2 * 32))),
+               "launches": [progs(r)]}
+    else:
+        t = k["tokens"]
+        blocks = triton.cdiv(tokens, t)
+        if lay == "token":
+            g_max = max(1, triton.next_power_of_2(max(1, k["tile_bytes"] // per_head)))
+            gq = min(triton.next_power_of_2(hq), g_max)
+            gk = min(triton.next_power_of_2(hk), g_max)
+            pq, pk = triton.cdiv(hq, gq), triton.cdiv(hk, gk)
+            nw = max(1, min(8, max(gq, gk) * 2 * half_p2 // (vec * 2 * 32)))
+            launches = [blocks]
+        else:
+            p = plan(blocks, hq, hk, head_dim, elsize, sms, k["tile_bytes"])
+            gq, gk, pq, pk, nw = p["GQ"], p["GK"], p["PQ"], p["PK"], p["num_warps"]
+            launches = [blocks * (pq + pk)] if lay == "grouped" else [blocks * pq, blocks * pk]
+        out = {"kernel": "grouped", "GQ": gq, "GK": gk, "PQ": pq, "PK": pk, "T": t, "QK_ONE": lay == "token",
+               "num_warps": nw, "launches": launches}
+    if k["num_warps"] is not None:
+        out["num_warps"] = k["num_warps"]
+    out["num_stages"] = k["num_stages"]
+    out["EVICT"], out["CS_EVICT"], out["STORE"] = k["evict"], k["cs_evict"], k["store"]
+    out["PERSIST"] = k["persistent"] > 0
+    out["grids"] = [min(n, k["persistent"] * sms) if out["PERSIST"] else n for n in out["launches"]]
+    out["layout"] = lay
+    return out
+
+
 def _check(name, t, dims, dtype=None, device=None):
     if not isinstance(t, torch.Tensor):
         raise ValueError(f"{name} must be a torch.Tensor")
@@ -142,7 +407,7 @@ def _unit_last(t):
     return t if t.shape[-1] <= 1 or t.stride(-1) == 1 else t.contiguous()
 
 
-def _apply(q, k, cos, sin, backward: bool, cache: bool = True):
+def _apply(q, k, cos, sin, backward: bool, cache: bool = True, knobs=None):
     _check("q", q, (4,))
     _check("k", k, (4,), q.dtype, q.device)
     _check("cos", cos, (2, 3), None, q.device)
@@ -174,6 +439,9 @@ def _apply(q, k, cos, sin, backward: bool, cache: bool = True):
         return sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()) if n > 0) + 1
 
     i64 = max(extent(t) for t in (q, k, qo, ko, c3, s3)) > _INT32_MAX
+    if knobs:
+        _launch_k(q, k, c3, s3, qo, ko, tokens, seq, hq, hk, scb, ssb, d, i64, backward, knobs)
+        return qo, ko
     ints = (tokens, seq, hq, hk,
             q.stride(0), q.stride(1), q.stride(2), k.stride(0), k.stride(1), k.stride(2),
             scb, c3.stride(1), ssb, s3.stride(1),
@@ -190,6 +458,44 @@ def _apply(q, k, cos, sin, backward: bool, cache: bool = True):
             if entry is not None:
                 _FAST[key] = entry
     return qo, ko
+
+
+def _launch_k(q, k, c3, s3, qo, ko, tokens, seq, hq, hk, scb, ssb, d, i64, backward, cfg):
+    """The knobbed launch(es) (cfg given; no lean path)."""
+    lc = launch_config(tokens, hq, hk, d, q.element_size(), _sm_count(q.device), cfg)
+    cs = (scb, c3.stride(1), ssb, s3.stride(1))
+    qs = (q.stride(0), q.stride(1), q.stride(2))
+    ks = (k.stride(0), k.stride(1), k.stride(2))
+    qos = (qo.stride(0), qo.stride(1), qo.stride(2))
+    kos = (ko.stride(0), ko.stride(1), ko.stride(2))
+    hints = dict(PERSIST=lc["PERSIST"], EVICT=lc["EVICT"], CS_EVICT=lc["CS_EVICT"], STORE=lc["STORE"],
+                 num_warps=lc["num_warps"], num_stages=lc["num_stages"])
+    half, half_p2 = d // 2, triton.next_power_of_2(d // 2)
+    with _device_ctx(q):
+        if lc["kernel"] == "rows":
+            n, g = lc["launches"][0], lc["grids"][0]
+            _rope_rows[(g,)](q, k, c3, s3, qo, ko, tokens, seq, hq, hk, *qs, *ks, *cs, *qos, *kos, n,
+                             R=lc["R"], HALF=half, HALF_P2=half_p2, I64=i64, BACKWARD=backward, **hints)
+            return
+        common = dict(HALF=half, HALF_P2=half_p2, I64=i64, BACKWARD=backward, T=lc["T"], QK_ONE=lc["QK_ONE"],
+                      **hints)
+        if lc["layout"] != "split":
+            _rope_k[(lc["grids"][0],)](q, k, c3, s3, qo, ko, tokens, seq, hq, hk, *qs, *ks, *cs, *qos, *kos,
+                                       lc["launches"][0], GQ=lc["GQ"], GK=lc["GK"], PQ=lc["PQ"], PK=lc["PK"],
+                                       **common)
+            return
+        # split: q alone (PK = 0), then k alone in q's place
+        for (x, xo, h, xs, xos, g, p), n, grid in zip(
+                ((q, qo, hq, qs, qos, lc["GQ"], lc["PQ"]), (k, ko, hk, ks, kos, lc["GK"], lc["PK"])),
+                lc["launches"], lc["grids"]):
+            if n == 0:
+                continue
+            _rope_k[(grid,)](x, x, c3, s3, xo, xo, tokens, seq, h, 0, *xs, *xs, *cs, *xos, *xos, n,
+                             GQ=g, GK=1, PQ=p, PK=0, **common)
+
+
+def _device_ctx(t):
+    return torch.cuda.device(t.device) if t.device.type == "cuda" else _Null()
 
 
 # --------------------------------------------------------------------------------------
@@ -272,8 +578,12 @@ class _Null:
         return False
 
 
-def rope_forward(q, k, cos, sin):
-    """(q_embed, k_embed) = (x * cos + rotate_half(x) * sin for x in q, k); new tensors."""
+def rope_forward(q, k, cos, sin, *, cfg: dict | None = None):
+    """(q_embed, k_embed) = (x * cos + rotate_half(x) * sin for x in q, k); new tensors.
+    `cfg`: launch knobs (KNOBS; None: today's launch)."""
+    if cfg:
+        _knobs(cfg)
+        return _apply(q, k, cos, sin, backward=False, knobs=cfg)
     if _FAST:
         out = _launch_fast(q, k, cos, sin, False)
         if out is not None:
@@ -281,8 +591,12 @@ def rope_forward(q, k, cos, sin):
     return _apply(q, k, cos, sin, backward=False)
 
 
-def rope_backward(dq_embed, dk_embed, cos, sin):
-    """(dq, dk): the gradients of q and k from those of q_embed and k_embed; new tensors."""
+def rope_backward(dq_embed, dk_embed, cos, sin, *, cfg: dict | None = None):
+    """(dq, dk): the gradients of q and k from those of q_embed and k_embed; new tensors.
+    `cfg`: launch knobs (KNOBS; None: today's launch)."""
+    if cfg:
+        _knobs(cfg)
+        return _apply(dq_embed, dk_embed, cos, sin, backward=True, knobs=cfg)
     if _FAST:
         out = _launch_fast(dq_embed, dk_embed, cos, sin, True)
         if out is not None:

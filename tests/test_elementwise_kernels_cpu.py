@@ -136,6 +136,11 @@ def test_swiglu_plan_is_a_model_not_a_table():
     odd = sw.plan(4096, 11008, 2, 132)
     padded = triton.cdiv(11008, odd["BLOCK_C"]) * odd["BLOCK_C"]
     assert (padded - 11008) / 11008 < 0.03
+    # a collapsed contiguous call whose length no full tile divides keeps full tiles (the tail
+    # masked), not the smallest block that happens to pad least
+    for t, i in [(6042, 22592), (1467, 5376), (26454, 1282)]:
+        p = sw.plan(1, t * i, 2, 132)
+        assert p["BLOCK_C"] == 4096 and p["num_warps"] == 4 and not p["EVEN"], (t, i, p)
 
 
 # ---- RoPE ----------------------------------------------------------------------------------

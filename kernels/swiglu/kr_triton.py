@@ -64,7 +64,10 @@ def _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R: tl.constexpr, BLOCK_C: tl.
     rows = pid_r * BLOCK_R + tl.arange(0, BLOCK_R)
     cols = pid_c * BLOCK_C + tl.arange(0, BLOCK_C)
     mask = (rows < n_rows)[:, None] & (cols < n_cols)[None, :]
-    return rows[:, None], cols[None, :], mask
+    # a tile wholly inside the tensor: its loads and stores go unmasked (16-byte vectors even
+    # where the column count is not a multiple of 16, which a masked access cannot assume)
+    full = ((pid_r + 1) * BLOCK_R <= n_rows) & ((pid_c + 1) * BLOCK_C <= n_cols)
+    return rows[:, None], cols[None, :], mask, full
 
 
 @triton.jit
@@ -86,7 +89,18 @@ def _st(P, off, v, mask, EVEN: tl.constexpr, STORE: tl.constexpr):
 def _fwd_tile(G, U, Y, pid, n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R: tl.constexpr,
               BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr,
               STORE: tl.constexpr):
-    r, c, mask = _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
+    r, c, mask, full = _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
+    if EVEN:
+        _fwd_body(G, U, Y, r, c, mask, sg, su, sy, True, EVICT, STORE)
+    elif full:
+        _fwd_body(G, U, Y, r, c, mask, sg, su, sy, True, EVICT, STORE)
+    else:
+        _fwd_body(G, U, Y, r, c, mask, sg, su, sy, False, EVICT, STORE)
+
+
+@triton.jit
+def _fwd_body(G, U, Y, r, c, mask, sg, su, sy, EVEN: tl.constexpr, EVICT: tl.constexpr,
+              STORE: tl.constexpr):
     g = _ld(G, r * sg + c, mask, EVEN, EVICT).to(tl.float32)
     u = _ld(U, r * su + c, mask, EVEN, EVICT)
     s = (g * tl.sigmoid(g)).to(u.dtype)
@@ -112,7 +126,18 @@ def _fwd(G, U, Y, n_rows, n_cols, n_col_blocks, sg, su, sy,
 def _bwd_tile(DY, G, U, DG, DU, pid, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
               BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr,
               EVICT: tl.constexpr, STORE: tl.constexpr):
-    r, c, mask = _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
+    r, c, mask, full = _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
+    if EVEN:
+        _bwd_body(DY, G, U, DG, DU, r, c, mask, sdy, sg, su, sdg, sdu, True, EVICT, STORE)
+    elif full:
+        _bwd_body(DY, G, U, DG, DU, r, c, mask, sdy, sg, su, sdg, sdu, True, EVICT, STORE)
+    else:
+        _bwd_body(DY, G, U, DG, DU, r, c, mask, sdy, sg, su, sdg, sdu, False, EVICT, STORE)
+
+
+@triton.jit
+def _bwd_body(DY, G, U, DG, DU, r, c, mask, sdy, sg, su, sdg, sdu, EVEN: tl.constexpr,
+              EVICT: tl.constexpr, STORE: tl.constexpr):
     dy = _ld(DY, r * sdy + c, mask, EVEN, EVICT).to(tl.float32)
     g = _ld(G, r * sg + c, mask, EVEN, EVICT).to(tl.float32)
     u = _ld(U, r * su + c, mask, EVEN, EVICT).to(tl.float32)

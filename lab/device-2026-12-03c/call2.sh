@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# 2026-12-03 (third session), device call 2 (carry .whl): after call 1 showed the full-tile plan
+# 2026-12-03 (third session), device calls 2 and 3 (carry .whl; call 3: LIMIT=300, after the
+# row-stride fix). After call 1 showed the full-tile plan
 # 2x slower in the backward where the collapsed length is not a multiple of 16 (masked accesses
 # cannot be vectorised), interior tiles now go unmasked.
 #  1. the GPU tests of the element-wise families (swiglu and rope);

@@ -97,6 +97,32 @@ def test_swiglu_strided_and_3d_views_f32():
     _close(du, ru, **F32)
 
 
+@pytest.mark.parametrize("cfg", [{"tile_bytes": 8192, "num_warps": 1}, {"tile_bytes": 4096, "num_warps": 2}])
+@pytest.mark.parametrize("t,i,pad", [(37, 300, 20), (1, 70001, 0), (45, 61, 3)])
+def test_swiglu_edge_tiles_masked_in_steps_f32(cfg, t, i, pad, monkeypatch):
+    """Edge tiles run their masked path in SUB_R x SUB_C steps (one vector per thread): with
+    one or two warps and large tiles an edge tile takes several steps, in rows and in columns.
+    Two SMs, so the plan keeps large tiles at these small sizes (the values do not depend on it)."""
+    monkeypatch.setattr(sw, "_sm_count", lambda device: 2)
+    lc = sw.launch_config(t if pad else 1, i if pad else t * i, 4, 2, cfg)
+    steps = (lc["BLOCK_R"] // lc["SUB_R"]) * (lc["BLOCK_C"] // lc["SUB_C"])
+    assert steps > 1 and not lc["EVEN"], lc
+    base = torch.randn(t, i + pad) * 4
+    g = base[:, :i]                              # row stride i + pad: not collapsed when pad > 0
+    u, dy = torch.randn(t, i), torch.randn(t, i)
+    _close(sw.swiglu_forward(g, u, cfg=cfg), swref.swiglu64(g, u), **F32)
+    dg, du = sw.swiglu_backward(dy, g, u, cfg=cfg)
+    rg, ru = swref.swiglu_backward64(dy, g, u)
+    _close(dg, rg, **F32)
+    _close(du, ru, **F32)
+    gu = torch.randn(t, 2 * i) * 3               # the fused layout: always [rows, I] tiles
+    _close(sw.swiglu_fused_forward(gu, cfg=cfg), swref.swiglu64(gu[:, :i], gu[:, i:]), **F32)
+    d = sw.swiglu_fused_backward(dy, gu, cfg=cfg)
+    rg, ru = swref.swiglu_backward64(dy, gu[:, :i], gu[:, i:])
+    _close(d[:, :i], rg, **F32)
+    _close(d[:, i:], ru, **F32)
+
+
 def test_swiglu_empty_and_bad_input():
     y = sw.swiglu_forward(torch.randn(0, 8), torch.randn(0, 8))
     assert y.shape == (0, 8)

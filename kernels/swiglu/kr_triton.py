@@ -23,13 +23,16 @@ BLOCK_R x BLOCK_C tile of about 8 KB per tensor (16-byte vectors, four per threa
 BLOCK_C is the largest power of two (up to the tile) that pads at most 1/64 of the columns
 (WASTE_OK), else the one that pads least; the tile is halved while the grid would have fewer
 than two programs per SM, down to one warp of vectors, so a one-token call still spreads over
-many SMs. Loads carry the evict_first hint only in
-passes moving less than EVICT_MAX_BYTES (128 MiB): above it the hint measured 3-7 % slower.
+many SMs. Tiles wholly inside the tensor load and store unmasked; an edge tile runs masked in
+SUB_R x SUB_C steps of one vector per thread (`sub_tile`), which keeps the kernel's registers
+at the unmasked path's count. Loads carry the evict_first hint only in passes moving less than
+EVICT_MAX_BYTES (128 MiB): above it the hint measured 3-7 % slower.
 
 Launch knobs (`cfg`, a keyword of the four entry points; for sweeps, lab/swiglu/sweep.py; the
-defaults, `KNOBS`, are the launch above with the hint always on; cfg None is the shipped launch): `tile_bytes` per tensor per program (plan's
-target), `num_warps` (None: the plan's, one warp per four vectors per thread), `evict` (the
-loads' eviction hint: "evict_first", "" for none, "evict_last"), `store` (the stores' cache
+defaults, `KNOBS`, are the shipped launch, the same as cfg None): `tile_bytes` per tensor per
+program (plan's target), `num_warps` (None: the plan's, one warp per four vectors per thread),
+`evict` (the loads' eviction hint: "auto" by size as above, "evict_first", "" for none,
+"evict_last"), `store` (the stores' cache
 modifier: "" or ".cs", ".cg", ".wt"), `num_stages`, `layout` ("tile", or "row": one program per
 row holding the whole row, BLOCK_C = next_pow2(cols), and no collapse of contiguous rows; in
 the fused layout each program reads both halves of its row) and `persistent` (0: one program
@@ -46,7 +49,7 @@ import triton
 import triton.language as tl
 
 __all__ = ["swiglu_forward", "swiglu_backward", "swiglu_fused_forward", "swiglu_fused_backward", "plan",
-           "launch_config", "KNOBS", "default_evict", "EVICT_MAX_BYTES"]
+           "sub_tile", "launch_config", "KNOBS", "default_evict", "EVICT_MAX_BYTES"]
 
 _INT32_MAX = 2**31 - 1
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
@@ -55,19 +58,12 @@ _SMS: dict = {}
 
 
 @triton.jit
-def _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
-          I64: tl.constexpr):
-    if I64:  # offsets past 2^31 - 1 elements (a collapsed row of more than 2^31 elements too)
-        pid = pid.to(tl.int64)
-    pid_r = pid // n_col_blocks
-    pid_c = pid % n_col_blocks
-    rows = pid_r * BLOCK_R + tl.arange(0, BLOCK_R)
-    cols = pid_c * BLOCK_C + tl.arange(0, BLOCK_C)
+def _span(r0, c0, n_rows, n_cols, R: tl.constexpr, C: tl.constexpr):
+    """Row and column indices of the R x C span at (r0, c0), and its in-bounds mask."""
+    rows = r0 + tl.arange(0, R)
+    cols = c0 + tl.arange(0, C)
     mask = (rows < n_rows)[:, None] & (cols < n_cols)[None, :]
-    # a tile wholly inside the tensor: its loads and stores go unmasked (16-byte vectors even
-    # where the column count is not a multiple of 16, which a masked access cannot assume)
-    full = ((pid_r + 1) * BLOCK_R <= n_rows) & ((pid_c + 1) * BLOCK_C <= n_cols)
-    return rows[:, None], cols[None, :], mask, full
+    return rows[:, None], cols[None, :], mask
 
 
 @triton.jit
@@ -86,21 +82,9 @@ def _st(P, off, v, mask, EVEN: tl.constexpr, STORE: tl.constexpr):
 
 
 @triton.jit
-def _fwd_tile(G, U, Y, pid, n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R: tl.constexpr,
-              BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr,
-              STORE: tl.constexpr):
-    r, c, mask, full = _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
-    if EVEN:
-        _fwd_body(G, U, Y, r, c, mask, sg, su, sy, True, EVICT, STORE)
-    elif full:
-        _fwd_body(G, U, Y, r, c, mask, sg, su, sy, True, EVICT, STORE)
-    else:
-        _fwd_body(G, U, Y, r, c, mask, sg, su, sy, False, EVICT, STORE)
-
-
-@triton.jit
-def _fwd_body(G, U, Y, r, c, mask, sg, su, sy, EVEN: tl.constexpr, EVICT: tl.constexpr,
-              STORE: tl.constexpr):
+def _fwd_span(G, U, Y, r0, c0, n_rows, n_cols, sg, su, sy, R: tl.constexpr, C: tl.constexpr,
+              EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr):
+    r, c, mask = _span(r0, c0, n_rows, n_cols, R, C)
     g = _ld(G, r * sg + c, mask, EVEN, EVICT).to(tl.float32)
     u = _ld(U, r * su + c, mask, EVEN, EVICT)
     s = (g * tl.sigmoid(g)).to(u.dtype)
@@ -108,36 +92,10 @@ def _fwd_body(G, U, Y, r, c, mask, sg, su, sy, EVEN: tl.constexpr, EVICT: tl.con
     _st(Y, r * sy + c, y, mask, EVEN, STORE)
 
 
-@triton.jit(do_not_specialize=["n_rows"])
-def _fwd(G, U, Y, n_rows, n_cols, n_col_blocks, sg, su, sy,
-         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr,
-         EVICT: tl.constexpr = "evict_first", STORE: tl.constexpr = "", PERSIST: tl.constexpr = False):
-    if PERSIST:  # a grid stride over the tiles (the `persistent` knob)
-        n_tiles = tl.cdiv(n_rows, BLOCK_R) * n_col_blocks
-        for t in range(tl.program_id(0), n_tiles, tl.num_programs(0)):
-            _fwd_tile(G, U, Y, t, n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R, BLOCK_C, I64, EVEN,
-                      EVICT, STORE)
-    else:
-        _fwd_tile(G, U, Y, tl.program_id(0), n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R, BLOCK_C,
-                  I64, EVEN, EVICT, STORE)
-
-
 @triton.jit
-def _bwd_tile(DY, G, U, DG, DU, pid, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
-              BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr,
-              EVICT: tl.constexpr, STORE: tl.constexpr):
-    r, c, mask, full = _tile(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64)
-    if EVEN:
-        _bwd_body(DY, G, U, DG, DU, r, c, mask, sdy, sg, su, sdg, sdu, True, EVICT, STORE)
-    elif full:
-        _bwd_body(DY, G, U, DG, DU, r, c, mask, sdy, sg, su, sdg, sdu, True, EVICT, STORE)
-    else:
-        _bwd_body(DY, G, U, DG, DU, r, c, mask, sdy, sg, su, sdg, sdu, False, EVICT, STORE)
-
-
-@triton.jit
-def _bwd_body(DY, G, U, DG, DU, r, c, mask, sdy, sg, su, sdg, sdu, EVEN: tl.constexpr,
-              EVICT: tl.constexpr, STORE: tl.constexpr):
+def _bwd_span(DY, G, U, DG, DU, r0, c0, n_rows, n_cols, sdy, sg, su, sdg, sdu, R: tl.constexpr,
+              C: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr):
+    r, c, mask = _span(r0, c0, n_rows, n_cols, R, C)
     dy = _ld(DY, r * sdy + c, mask, EVEN, EVICT).to(tl.float32)
     g = _ld(G, r * sg + c, mask, EVEN, EVICT).to(tl.float32)
     u = _ld(U, r * su + c, mask, EVEN, EVICT).to(tl.float32)
@@ -149,18 +107,79 @@ def _bwd_body(DY, G, U, DG, DU, r, c, mask, sdy, sg, su, sdg, sdu, EVEN: tl.cons
     _st(DU, r * sdu + c, du.to(DU.dtype.element_ty), mask, EVEN, STORE)
 
 
+@triton.jit
+def _origin(pid, n_rows, n_cols, n_col_blocks, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
+            I64: tl.constexpr, EVEN: tl.constexpr):
+    """A tile's first row and column, and whether it lies wholly inside the tensor (always so
+    when EVEN: `| EVEN` folds the test away at compile time)."""
+    if I64:  # offsets past 2^31 - 1 elements (a collapsed row of more than 2^31 elements too)
+        pid = pid.to(tl.int64)
+    r0 = (pid // n_col_blocks) * BLOCK_R
+    c0 = (pid % n_col_blocks) * BLOCK_C
+    full = ((r0 + BLOCK_R <= n_rows) & (c0 + BLOCK_C <= n_cols)) | EVEN
+    return r0, c0, full
+
+
+@triton.jit
+def _fwd_tile(G, U, Y, pid, n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R: tl.constexpr,
+              BLOCK_C: tl.constexpr, SUB_R: tl.constexpr, SUB_C: tl.constexpr, I64: tl.constexpr,
+              EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr):
+    r0, c0, full = _origin(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64, EVEN)
+    if full:  # unmasked: 16-byte vectors at any column count
+        _fwd_span(G, U, Y, r0, c0, n_rows, n_cols, sg, su, sy, BLOCK_R, BLOCK_C, True, EVICT, STORE)
+    else:  # an edge tile, masked, in SUB_R x SUB_C steps (see _bwd_tile)
+        for s in range(0, (BLOCK_R // SUB_R) * (BLOCK_C // SUB_C)):
+            _fwd_span(G, U, Y, r0 + (s // (BLOCK_C // SUB_C)) * SUB_R, c0 + (s % (BLOCK_C // SUB_C)) * SUB_C,
+                      n_rows, n_cols, sg, su, sy, SUB_R, SUB_C, False, EVICT, STORE)
+
+
+@triton.jit(do_not_specialize=["n_rows"])
+def _fwd(G, U, Y, n_rows, n_cols, n_col_blocks, sg, su, sy,
+         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, SUB_R: tl.constexpr, SUB_C: tl.constexpr,
+         I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr = "evict_first", STORE: tl.constexpr = "",
+         PERSIST: tl.constexpr = False):
+    if PERSIST:  # a grid stride over the tiles (the `persistent` knob)
+        n_tiles = tl.cdiv(n_rows, BLOCK_R) * n_col_blocks
+        for t in range(tl.program_id(0), n_tiles, tl.num_programs(0)):
+            _fwd_tile(G, U, Y, t, n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R, BLOCK_C, SUB_R, SUB_C, I64,
+                      EVEN, EVICT, STORE)
+    else:
+        _fwd_tile(G, U, Y, tl.program_id(0), n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R, BLOCK_C,
+                  SUB_R, SUB_C, I64, EVEN, EVICT, STORE)
+
+
+@triton.jit
+def _bwd_tile(DY, G, U, DG, DU, pid, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
+              BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, SUB_R: tl.constexpr, SUB_C: tl.constexpr,
+              I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr):
+    r0, c0, full = _origin(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64, EVEN)
+    if full:
+        _bwd_span(DY, G, U, DG, DU, r0, c0, n_rows, n_cols, sdy, sg, su, sdg, sdu, BLOCK_R, BLOCK_C, True,
+                  EVICT, STORE)
+    else:
+        # A masked access of unknown alignment is scalar: the whole tile masked at once held
+        # 139 registers in the sm_90 backward (64 unmasked), so every program of the kernel ran
+        # at a third of the occupancy. In steps of one vector per thread the masked path stays
+        # within the unmasked one's registers (plan's SUB_R x SUB_C).
+        for s in range(0, (BLOCK_R // SUB_R) * (BLOCK_C // SUB_C)):
+            _bwd_span(DY, G, U, DG, DU, r0 + (s // (BLOCK_C // SUB_C)) * SUB_R,
+                      c0 + (s % (BLOCK_C // SUB_C)) * SUB_C, n_rows, n_cols, sdy, sg, su, sdg, sdu, SUB_R, SUB_C,
+                      False, EVICT, STORE)
+
+
 @triton.jit(do_not_specialize=["n_rows"])
 def _bwd(DY, G, U, DG, DU, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
-         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr, EVEN: tl.constexpr,
-         EVICT: tl.constexpr = "evict_first", STORE: tl.constexpr = "", PERSIST: tl.constexpr = False):
+         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, SUB_R: tl.constexpr, SUB_C: tl.constexpr,
+         I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr = "evict_first", STORE: tl.constexpr = "",
+         PERSIST: tl.constexpr = False):
     if PERSIST:
         n_tiles = tl.cdiv(n_rows, BLOCK_R) * n_col_blocks
         for t in range(tl.program_id(0), n_tiles, tl.num_programs(0)):
             _bwd_tile(DY, G, U, DG, DU, t, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu, BLOCK_R,
-                      BLOCK_C, I64, EVEN, EVICT, STORE)
+                      BLOCK_C, SUB_R, SUB_C, I64, EVEN, EVICT, STORE)
     else:
         _bwd_tile(DY, G, U, DG, DU, tl.program_id(0), n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
-                  BLOCK_R, BLOCK_C, I64, EVEN, EVICT, STORE)
+                  BLOCK_R, BLOCK_C, SUB_R, SUB_C, I64, EVEN, EVICT, STORE)
 
 
 # --------------------------------------------------------------------------------------
@@ -216,7 +235,14 @@ def plan(n_rows: int, n_cols: int, elsize: int, sms: int, tile_bytes: int = 8192
     num_warps = max(1, min(8, tile // (vec * 4 * 32)))
     even = n_rows % block_r == 0 and n_cols % block_c == 0
     return {"BLOCK_R": block_r, "BLOCK_C": block_c, "num_warps": num_warps, "EVEN": even,
-            "programs": programs(block_r, block_c)}
+            "programs": programs(block_r, block_c), **sub_tile(block_r, block_c, elsize, num_warps)}
+
+
+def sub_tile(block_r: int, block_c: int, elsize: int, num_warps: int) -> dict:
+    """The step of an edge tile's masked path: one 16-byte vector per thread (columns first)."""
+    per_step = (16 // elsize) * 32 * num_warps
+    sub_c = min(block_c, per_step)
+    return {"SUB_R": max(1, min(block_r, per_step // sub_c)), "SUB_C": sub_c}
 
 
 #: Passes moving at least this many bytes load without the evict_first hint. H200 sweep of
@@ -232,9 +258,9 @@ def default_evict(moved_bytes: int) -> str:
 
 
 #: The launch knobs and their defaults (today's launch; see the module docstring).
-KNOBS = {"tile_bytes": 8192, "num_warps": None, "evict": "evict_first", "store": "", "num_stages": 1,
+KNOBS = {"tile_bytes": 8192, "num_warps": None, "evict": "auto", "store": "", "num_stages": 1,
          "layout": "tile", "persistent": 0}
-_CHOICES = {"evict": ("evict_first", "", "evict_last"), "store": ("", ".cs", ".cg", ".wt"),
+_CHOICES = {"evict": ("auto", "evict_first", "", "evict_last"), "store": ("", ".cs", ".cg", ".wt"),
             "layout": ("tile", "row")}
 
 
@@ -277,12 +303,14 @@ def launch_config(n_rows: int, n_cols: int, elsize: int, sms: int, cfg=None) -> 
         block_c = triton.next_power_of_2(n_cols)
         if block_c > 65536:
             raise ValueError(f"layout 'row' holds a whole row in one program: at most 65536 columns, got {n_cols}")
-        out = {"BLOCK_R": 1, "BLOCK_C": block_c, "num_warps": max(1, min(32, block_c // (vec * 4 * 32))),
-               "EVEN": block_c == n_cols, "programs": n_rows}
+        nw = max(1, min(32, block_c // (vec * 4 * 32)))
+        out = {"BLOCK_R": 1, "BLOCK_C": block_c, "num_warps": nw, "EVEN": block_c == n_cols, "programs": n_rows,
+               **sub_tile(1, block_c, elsize, nw)}
     else:
         out = plan(n_rows, n_cols, elsize, sms, k["tile_bytes"])
     if k["num_warps"] is not None:
         out["num_warps"] = k["num_warps"]
+        out.update(sub_tile(out["BLOCK_R"], out["BLOCK_C"], elsize, out["num_warps"]))
     out["num_stages"] = k["num_stages"]
     out["EVICT"], out["STORE"] = k["evict"], k["store"]
     out["PERSIST"] = k["persistent"] > 0
@@ -339,14 +367,11 @@ def _launch(kernel, tensors2d, n_rows, n_cols, cfg=None):
     # is the row's length, which Triton's divisibility analysis would take for the offsets'
     # alignment (no 16-byte vectors at lengths not a multiple of 16; measured 1.3-1.6x slower)
     args = [*tensors2d, n_rows, n_cols, n_col_blocks, *(t.stride(0) if n_rows > 1 else 0 for t in tensors2d)]
-    if not cfg:  # the shipped launch: plan()'s tile, the eviction hint by size (default_evict)
-        moved = len(tensors2d) * n_rows * n_cols * t0.element_size()
-        kernel[(lc["programs"],)](*args, BLOCK_R=lc["BLOCK_R"], BLOCK_C=lc["BLOCK_C"], I64=i64,
-                                  EVEN=lc["EVEN"], EVICT=default_evict(moved), num_warps=lc["num_warps"],
-                                  num_stages=1)
-        return
-    kernel[(lc["grid"],)](*args, BLOCK_R=lc["BLOCK_R"], BLOCK_C=lc["BLOCK_C"], I64=i64, EVEN=lc["EVEN"],
-                          EVICT=lc["EVICT"], STORE=lc["STORE"], PERSIST=lc["PERSIST"],
+    evict = lc["EVICT"]
+    if evict == "auto":  # the shipped launch's hint: by the bytes the pass moves (default_evict)
+        evict = default_evict(len(tensors2d) * n_rows * n_cols * t0.element_size())
+    kernel[(lc["grid"],)](*args, BLOCK_R=lc["BLOCK_R"], BLOCK_C=lc["BLOCK_C"], SUB_R=lc["SUB_R"], SUB_C=lc["SUB_C"],
+                          I64=i64, EVEN=lc["EVEN"], EVICT=evict, STORE=lc["STORE"], PERSIST=lc["PERSIST"],
                           num_warps=lc["num_warps"], num_stages=lc["num_stages"])
 
 

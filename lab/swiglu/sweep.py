@@ -73,7 +73,15 @@ CANDS: dict[str, dict | None] = {
     "t4k-w2-nohint": {"tile_bytes": 4096, "num_warps": 2, "evict": ""},
     "row-nohint": {"layout": "row", "evict": ""},
     "persist8-t4k": {"persistent": 8, "tile_bytes": 4096, "num_warps": 4, "evict": "", "num_stages": 2},
+    # 2026-12-04, the size-class sweep (hint "auto": the shipped rule by bytes moved)
+    "t4k-w4": {"tile_bytes": 4096, "num_warps": 4},
+    "t4k-w2": {"tile_bytes": 4096, "num_warps": 2},
+    "t2k-w2": {"tile_bytes": 2048, "num_warps": 2},
+    "t8k-w8": {"tile_bytes": 8192, "num_warps": 8},
+    "t16k-w8": {"tile_bytes": 16384, "num_warps": 8},
+    "t16k-w4": {"tile_bytes": 16384, "num_warps": 4},
 }
+SIZE_CANDS = ["model", "t2k-w4", "t2k-w2", "t4k-w4", "t4k-w2", "t8k-w8", "t16k-w8", "t16k-w4"]
 DEFAULT_CANDS = ["model", "t2k-w4", "t2k-w4-nohint", "t4k-w4-nohint", "t8k-nohint", "t16k-w8-nohint",
                  "t8k-cs", "row", "persist16-t2k"]
 

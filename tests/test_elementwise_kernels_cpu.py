@@ -153,11 +153,14 @@ def test_swiglu_reference_against_eager_and_autograd_f64():
 
 
 def test_swiglu_plan_is_a_model_not_a_table():
-    # one-token calls still spread over many programs; big calls use full 8 KB tiles
+    # one-token calls still spread over many programs; big calls use 2 KB tiles, one 16-byte
+    # vector per thread per tensor (1024 bf16 elements on 4 warps)
     small = sw.plan(1, 14336, 2, 132)
     assert small["programs"] >= 50 and small["BLOCK_R"] == 1
     big = sw.plan(1, 4096 * 14336, 2, 132)
-    assert big["BLOCK_C"] * big["BLOCK_R"] * 2 == 8192 and big["EVEN"]
+    assert big["BLOCK_C"] * big["BLOCK_R"] * 2 == 2048 and big["num_warps"] == 4 and big["EVEN"]
+    f32 = sw.plan(1, 4096 * 14336, 4, 132)
+    assert f32["BLOCK_C"] == 512 and f32["num_warps"] == 4  # the same bytes and vectors in fp32
     # 11008 columns: the block that pads least, not the largest power of two
     odd = sw.plan(4096, 11008, 2, 132)
     padded = triton.cdiv(11008, odd["BLOCK_C"]) * odd["BLOCK_C"]
@@ -166,7 +169,14 @@ def test_swiglu_plan_is_a_model_not_a_table():
     # masked), not the smallest block that happens to pad least
     for t, i in [(6042, 22592), (1467, 5376), (26454, 1282)]:
         p = sw.plan(1, t * i, 2, 132)
-        assert p["BLOCK_C"] == 4096 and p["num_warps"] == 4 and not p["EVEN"], (t, i, p)
+        assert p["BLOCK_C"] == 1024 and p["num_warps"] == 4 and not p["EVEN"], (t, i, p)
+    # a one-row call with few programs per SM takes larger tiles on 8 warps, at least 3 per SM
+    for t, i, block in [(233, 11501, 4096), (3108, 1088, 4096), (165, 5847, 2048)]:
+        p = sw.plan(1, t * i, 2, 132)
+        assert p["BLOCK_C"] == block and p["num_warps"] == 8 and p["programs"] >= 3 * 132, (t, i, p)
+    # the edge tile's masked steps: one vector per thread
+    assert sw.sub_tile(1, 4096, 2, 8) == {"SUB_R": 1, "SUB_C": 2048}
+    assert sw.sub_tile(16, 64, 2, 4) == {"SUB_R": 16, "SUB_C": 64}
 
 
 # ---- RoPE ----------------------------------------------------------------------------------

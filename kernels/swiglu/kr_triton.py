@@ -19,18 +19,21 @@ so the fused [tokens, 2 x intermediate] layout is just two column-offset views o
 the rows are collapsed into one long row (purely element-wise, no column padding).
 
 Launch configuration (`plan`): a model of the shape, not a table of workloads. A program owns a
-BLOCK_R x BLOCK_C tile of about 8 KB per tensor (16-byte vectors, four per thread per tensor);
-BLOCK_C is the largest power of two (up to the tile) that pads at most 1/64 of the columns
-(WASTE_OK), else the one that pads least; the tile is halved while the grid would have fewer
-than two programs per SM, down to one warp of vectors, so a one-token call still spreads over
-many SMs. Tiles wholly inside the tensor load and store unmasked; an edge tile runs masked in
-SUB_R x SUB_C steps of one vector per thread (`sub_tile`), which keeps the kernel's registers
-at the unmasked path's count. Loads carry the evict_first hint only in passes moving less than
-EVICT_MAX_BYTES (128 MiB): above it the hint measured 3-7 % slower.
+BLOCK_R x BLOCK_C tile of 2 KB per tensor, one 16-byte vector per thread per tensor (1024 bf16
+elements on 4 warps, Inductor's pointwise shape); a one-row launch whose grid would have fewer
+than SMALL_GRID_PER_SM programs per SM takes a larger tile (up to 8 KB, at least 3 programs
+per SM; up to 8 warps). BLOCK_C is the largest power of
+two (up to the tile) that pads at most 1/64 of the columns (WASTE_OK), else the one that pads
+least; the tile is halved while the grid would have fewer than two programs per SM, down to
+one warp of vectors, so a one-token call still spreads over many SMs. Tiles wholly inside the
+tensor load and store unmasked; an edge tile runs masked in SUB_R x SUB_C steps of one vector
+per thread (`sub_tile`), which keeps the kernel's registers at the unmasked path's count. Loads
+carry the evict_first hint only in passes moving less than EVICT_MAX_BYTES (128 MiB): above it
+the hint measured 3-7 % slower. The H200 sweeps behind these choices: lab/swiglu/NOTES.md.
 
 Launch knobs (`cfg`, a keyword of the four entry points; for sweeps, lab/swiglu/sweep.py; the
 defaults, `KNOBS`, are the shipped launch, the same as cfg None): `tile_bytes` per tensor per
-program (plan's target), `num_warps` (None: the plan's, one warp per four vectors per thread),
+program (plan's target), `num_warps` (None: the plan's, one vector per thread),
 `evict` (the loads' eviction hint: "auto" by size as above, "evict_first", "" for none,
 "evict_last"), `store` (the stores' cache
 modifier: "" or ".cs", ".cg", ".wt"), `num_stages`, `layout` ("tile", or "row": one program per
@@ -204,10 +207,25 @@ def _sm_count(device: torch.device) -> int:
 WASTE_OK = 1 / 64
 
 
-def plan(n_rows: int, n_cols: int, elsize: int, sms: int, tile_bytes: int = 8192) -> dict:
+#: A one-row launch (a collapsed contiguous call) that would have fewer than SMALL_GRID_PER_SM
+#: programs per SM at the 2 KB tile takes the largest tile up to SMALL_TILE_MAX bytes that keeps
+#: at least SMALL_MIN_PER_SM programs per SM, on up to 8 warps. H200 size-class sweep of
+#: 2026-12-04 (lab/swiglu/NOTES.md): at 10-20 MB (7-25 programs per SM at 2 KB) 4-8 KB tiles on
+#: 8 warps were 3-6 % faster (233 x 11501 forward 5.01 against 5.33 us; 8 KB there, with 2.5
+#: programs per SM, 6.07); from ~600 MB up (hundreds per SM) 8 KB was 0.3-1.6 % slower than 2 KB.
+#: Nothing was measured between, so the threshold stays near the measured gains.
+SMALL_GRID_PER_SM = 32
+SMALL_TILE_MAX = 8192
+SMALL_MIN_PER_SM = 3
+
+
+def plan(n_rows: int, n_cols: int, elsize: int, sms: int, tile_bytes: int = 2048) -> dict:
     """Tile and warps for an [n_rows, n_cols] element-wise pass (see the module docstring)."""
     vec = 16 // elsize                       # elements per 16-byte vector
     target = tile_bytes // elsize            # elements per tensor per program
+    if n_rows == 1 and triton.cdiv(n_cols, target) < SMALL_GRID_PER_SM * sms:
+        while 2 * target * elsize <= SMALL_TILE_MAX and triton.cdiv(n_cols, 2 * target) >= SMALL_MIN_PER_SM * sms:
+            target *= 2
     min_tile = vec * 32                      # one warp, one vector per thread
     cols_p2 = triton.next_power_of_2(n_cols)
     best = None
@@ -232,7 +250,7 @@ def plan(n_rows: int, n_cols: int, elsize: int, sms: int, tile_bytes: int = 8192
         else:
             block_c //= 2
     tile = block_r * block_c
-    num_warps = max(1, min(8, tile // (vec * 4 * 32)))
+    num_warps = max(1, min(8, tile // (vec * 32)))  # one 16-byte vector per thread per tensor
     even = n_rows % block_r == 0 and n_cols % block_c == 0
     return {"BLOCK_R": block_r, "BLOCK_C": block_c, "num_warps": num_warps, "EVEN": even,
             "programs": programs(block_r, block_c), **sub_tile(block_r, block_c, elsize, num_warps)}
@@ -258,7 +276,7 @@ def default_evict(moved_bytes: int) -> str:
 
 
 #: The launch knobs and their defaults (today's launch; see the module docstring).
-KNOBS = {"tile_bytes": 8192, "num_warps": None, "evict": "auto", "store": "", "num_stages": 1,
+KNOBS = {"tile_bytes": 2048, "num_warps": None, "evict": "auto", "store": "", "num_stages": 1,
          "layout": "tile", "persistent": 0}
 _CHOICES = {"evict": ("auto", "evict_first", "", "evict_last"), "store": ("", ".cs", ".cg", ".wt"),
             "layout": ("tile", "row")}

@@ -32,6 +32,7 @@ protocol's 300 (device time: the protocol unchanged).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
@@ -80,6 +81,13 @@ CANDS: dict[str, dict | None] = {
     "t8k-w8": {"tile_bytes": 8192, "num_warps": 8},
     "t16k-w8": {"tile_bytes": 16384, "num_warps": 8},
     "t16k-w4": {"tile_bytes": 16384, "num_warps": 4},
+    # 2026-12-04, after the seed-2718 report: the hint's threshold and the small-grid growth
+    # (`_module`: kr_triton constants set during the call, so the kernel source is unchanged)
+    "hint-first": {"evict": "evict_first"},
+    "hint-none": {"evict": ""},
+    "no-grow": {"_module": {"SMALL_GRID_PER_SM": 0}},
+    "grow-4k": {"_module": {"SMALL_TILE_MAX": 4096}},
+    "grow-min6": {"_module": {"SMALL_MIN_PER_SM": 6}},
 }
 SIZE_CANDS = ["model", "t2k-w4", "t2k-w2", "t4k-w4", "t4k-w2", "t8k-w8", "t16k-w8", "t16k-w4"]
 DEFAULT_CANDS = ["model", "t2k-w4", "t2k-w4-nohint", "t4k-w4-nohint", "t8k-nohint", "t16k-w8-nohint",
@@ -93,7 +101,8 @@ def _mb(case) -> float:
     return case.floor_bytes / 1e6
 
 
-def random_cases(fam_id: str, record, plugin, n: int, seed: int, min_mb: float, pool: int = 64) -> list:
+def random_cases(fam_id: str, record, plugin, n: int, seed: int, min_mb: float, pool: int = 64,
+                 max_mb: float = float("inf")) -> list:
     """The first n draws of the family's sampler (seed) above min_mb, as cases of a record copy."""
     from site_builder.records.schema import Workload
     from site_builder.runner.bench import family_variant, shape_id
@@ -111,7 +120,7 @@ def random_cases(fam_id: str, record, plugin, n: int, seed: int, min_mb: float, 
         extra.append(Workload(id=wid, dtype=js["dtype"], kind=js["kind"], **js["sizes"]))
     fam = family_variant(record, {}, extra)
     cases = [Case.from_record(fam, w) for w in extra]
-    return [c for c in cases if _mb(c) > min_mb][:n]
+    return [c for c in cases if min_mb < _mb(c) <= max_mb][:n]
 
 
 def record_cases(record, per_group: int, min_mb: float) -> list:
@@ -136,7 +145,8 @@ def plan_workloads(args, records, plugins) -> list[dict]:
     rows = []
     for set_name, seed, n in (("tune", TUNE_SEED, args.tune), ("report", REPORT_SEED, args.report)):
         for fam_id in FAMILIES:
-            for c in random_cases(fam_id, records[fam_id], plugins[fam_id], n, seed, args.min_mb):
+            for c in random_cases(fam_id, records[fam_id], plugins[fam_id], n, seed, args.min_mb,
+                                  pool=args.pool, max_mb=args.max_mb):
                 rows.append({"family": fam_id, "set": set_name, "case": c})
     for fam_id in FAMILIES:
         for c in record_cases(records[fam_id], args.records, args.min_mb):
@@ -151,39 +161,71 @@ def key(row) -> str:
 # --- candidates ----------------------------------------------------------------------------
 
 
+def knobs_of(cfg):
+    """The launch knobs of a candidate (its cfg without the `_module` constants)."""
+    if cfg is None:
+        return None
+    return {k: v for k, v in cfg.items() if k != "_module"}
+
+
+@contextlib.contextmanager
+def patched(kr, cfg):
+    """The candidate's `_module` constants of kr_triton (e.g. SMALL_GRID_PER_SM) set while inside:
+    a plan rule measured without a kernel source change (which would re-hash the kernel)."""
+    consts = (cfg or {}).get("_module", {})
+    old = {k: getattr(kr, k) for k in consts}
+    for k, v in consts.items():
+        setattr(kr, k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            setattr(kr, k, v)
+
+
 def candidate_impl(fam_id: str, base, kr, name: str, cfg):
     """The registered kr-triton implementation of the family with its launch knobs set to cfg
     (the same calls as kernels/swiglu/impl_kr_triton.py and kernels/swiglu_fused/impl_kr_triton.py)."""
     if cfg is None:
         return base
+    knobs = knobs_of(cfg)
+
+    def within(fn):
+        def call():
+            with patched(kr, cfg):  # the launch is fixed when a CUDA graph captures it
+                return fn()
+        return call
+
     if fam_id == "swiglu":
         def factory(inputs, case):
             g, u = inputs["gate"], inputs["up"]
             if "dy" in inputs:
                 dy = inputs["dy"]
-                return lambda: kr.swiglu_backward(dy, g, u, cfg=cfg)
-            return lambda: kr.swiglu_forward(g, u, cfg=cfg)
+                return within(lambda: kr.swiglu_backward(dy, g, u, cfg=knobs))
+            return within(lambda: kr.swiglu_forward(g, u, cfg=knobs))
     else:
         def factory(inputs, case):
             g3 = inputs["gate_up"]  # [tokens, 2, intermediate]
             gu = g3.view(g3.shape[0], -1)
             if "dy" in inputs:
                 dy = inputs["dy"]
-                return lambda: kr.swiglu_fused_backward(dy, gu, cfg=cfg).view(g3.shape)
-            return lambda: kr.swiglu_fused_forward(gu, cfg=cfg)
+                return within(lambda: kr.swiglu_fused_backward(dy, gu, cfg=knobs).view(g3.shape))
+            return within(lambda: kr.swiglu_fused_forward(gu, cfg=knobs))
     return dataclasses.replace(base, id=f"{OURS}:{name}", factory=factory)
 
 
 def launch_sig(kr, fam_id: str, case, cfg, sms: int) -> tuple:
     """What the kernel launch on this case would be: (rows, cols after any collapse, the launch)."""
     t, i = case["tokens"], case["intermediate"]
-    lc0 = kr.launch_config(1, 1, 2, sms, cfg)  # only for `collapse`
-    if fam_id == "swiglu" and lc0["collapse"]:
-        rows, cols = 1, t * i
-    else:
-        rows, cols = t, i
-    es = 4 if case.dtype == "float32" else 2
-    lc = kr.launch_config(rows, cols, es, sms, cfg)
+    knobs = knobs_of(cfg)
+    with patched(kr, cfg):
+        lc0 = kr.launch_config(1, 1, 2, sms, knobs)  # only for `collapse`
+        if fam_id == "swiglu" and lc0["collapse"]:
+            rows, cols = 1, t * i
+        else:
+            rows, cols = t, i
+        es = 4 if case.dtype == "float32" else 2
+        lc = kr.launch_config(rows, cols, es, sms, knobs)
     return (case.kind, rows, cols, tuple(sorted(lc.items())))
 
 
@@ -208,6 +250,8 @@ def main():
     ap.add_argument("--report", type=int, default=2, help="report-set shapes per family (seed 42)")
     ap.add_argument("--records", type=int, default=2, help="record workloads per family and kind")
     ap.add_argument("--min-mb", type=float, default=MIN_MB, help="only workloads above this many MB")
+    ap.add_argument("--max-mb", type=float, default=float("inf"), help="only random workloads up to this many MB")
+    ap.add_argument("--pool", type=int, default=64, help="draws per family the random sets pick from")
     ap.add_argument("--cands", default=",".join(DEFAULT_CANDS), help=f"comma list of {', '.join(CANDS)}")
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--e2e-samples", type=int, default=int(os.environ.get("E2E_SAMPLES", "10")))
@@ -231,7 +275,10 @@ def main():
     plugins = {f: load_family(KERNELS_ROOT, f) for f in FAMILIES}
     kr = import_module("swiglu", "kr_triton")  # the runner's copy: the one both families' impls call
     for c in cands:
-        kr._knobs(CANDS[c])  # a bad knob fails here, not after the imports on the GPU
+        kr._knobs(knobs_of(CANDS[c]))  # a bad knob fails here, not after the imports on the GPU
+        for k in (CANDS[c] or {}).get("_module", {}):
+            if not hasattr(kr, k):
+                raise SystemExit(f"sweep: candidate {c!r} sets kr_triton.{k}, which does not exist")
     rows = plan_workloads(args, records, plugins)
     for p in peers:
         for f in FAMILIES:

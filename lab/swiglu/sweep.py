@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "lab"))
 
 import sweep_tables  # noqa: E402  (lab/sweep_tables.py)
+from sweep_cases import mb as _mb, random_cases, record_cases  # noqa: E402  (lab/sweep_cases.py)
 
 FAMILIES = ("swiglu", "swiglu-fused")
 SHORT_FAM = {"swiglu": "sep", "swiglu-fused": "fused"}
@@ -97,55 +98,12 @@ DEFAULT_CANDS = ["model", "t2k-w4", "t2k-w4-nohint", "t4k-w4-nohint", "t8k-nohin
 # --- workloads ---------------------------------------------------------------------------------
 
 
-def _mb(case) -> float:
-    return case.floor_bytes / 1e6
-
-
-def random_cases(fam_id: str, record, plugin, n: int, seed: int, min_mb: float, pool: int = 64,
-                 max_mb: float = float("inf")) -> list:
-    """The first n draws of the family's sampler (seed) above min_mb, as cases of a record copy."""
-    from site_builder.records.schema import Workload
-    from site_builder.runner.bench import family_variant, shape_id
-    from site_builder.runner.family import Case
-
-    if n <= 0:
-        return []
-    seen, extra = set(), []
-    for shape in plugin.sample_shapes(pool, seed):
-        js = shape.to_json()
-        wid = shape_id(record, js)
-        if wid in seen:
-            continue
-        seen.add(wid)
-        extra.append(Workload(id=wid, dtype=js["dtype"], kind=js["kind"], **js["sizes"]))
-    fam = family_variant(record, {}, extra)
-    cases = [Case.from_record(fam, w) for w in extra]
-    return [c for c in cases if min_mb < _mb(c) <= max_mb][:n]
-
-
-def record_cases(record, per_group: int, min_mb: float) -> list:
-    """Per kind, `per_group` of the record's workloads above min_mb, spread over their sizes."""
-    from site_builder.runner.family import Case
-
-    if per_group <= 0:
-        return []
-    out = []
-    for kind in ("forward", "backward"):
-        cases = sorted((Case.from_record(record, w) for w in record.workloads if w.kind == kind),
-                       key=lambda c: c.floor_bytes)
-        cases = [c for c in cases if _mb(c) > min_mb]
-        k = min(per_group, len(cases))
-        picks = sorted({min(len(cases) - 1, round((j + 0.5) * len(cases) / k - 0.5)) for j in range(k)})
-        out += [cases[i] for i in picks]
-    return out
-
-
 def plan_workloads(args, records, plugins) -> list[dict]:
     """[{"family", "set", "case"}] in measuring order: tune, report, records."""
     rows = []
     for set_name, seed, n in (("tune", TUNE_SEED, args.tune), ("report", REPORT_SEED, args.report)):
         for fam_id in FAMILIES:
-            for c in random_cases(fam_id, records[fam_id], plugins[fam_id], n, seed, args.min_mb,
+            for c in random_cases(records[fam_id], plugins[fam_id], n, seed, args.min_mb,
                                   pool=args.pool, max_mb=args.max_mb):
                 rows.append({"family": fam_id, "set": set_name, "case": c})
     for fam_id in FAMILIES:

@@ -65,6 +65,10 @@ CANDS: dict[str, dict] = {
     # rule for rows within the whole-row limit, split when the rows are too few to fill the
     # GPU (its bits follow the row count; measured only, never shipped again)
     "fewsplit": {"FEWSPLIT": True},
+    # 2026-12-04: the backward row kept whole up to 32768 columns (one program of 32 warps a row,
+    # as Liger's single-block backward; ptxas reports a small spill stack there), against the
+    # split layout from 16384 (MAX_ROW_BWD): at 4096 x 32000 bf16 Liger ran 182.9 us, ours 230.3
+    "bwd-whole32k": {"MAX_ROW_BWD": 32768},
 }
 MIN_SPLIT_BLOCK = 2048  # the first version's finest few-row part
 

@@ -3,16 +3,18 @@
 2026-12-04 (lab/swiglu/NOTES.md): two records read a median from the slower of two modes
 (swiglu t32768-i28672 forward: median 1407, p20 1281 µs; swiglu-fused bwd-t32768-i14336: 1212,
 p20 1087), with 2 rotating input sets of 5-6 GB and 2 calls a sample. This script takes the
-runner's own path (measure.check: correctness first, then rotating_calls and one CUDA graph per
-implementation, as measure.device_time_cuda) for one workload and its implementations, then
-samples them in ROUNDS rounds, in turn (who goes first rotating), S samples a turn, and keeps the
-whole series: if the modes follow the time (all implementations slow together in some rounds),
-it is the GPU's state (clocks, power, memory), not a kernel; if they follow the implementation,
-the gap is the kernel's. Each input set is also timed alone (a graph of that set's call only).
+runner's own path (measure.check: correctness first, then rotating_calls; one CUDA graph per
+implementation by measure.capture_graph, sampled by measure.replay_samples) for one workload
+and its implementations, then samples them in ROUNDS rounds, in turn (who goes first
+rotating), S samples a turn, and keeps the whole series: if the modes follow the time (all
+implementations slow together in some rounds), it is the GPU's state (clocks, power, memory),
+not a kernel; if they follow the implementation, the gap is the kernel's. Each input set is
+also timed alone (a graph of that set's call only).
 
     python3 lab/refresh/sample_series.py --family swiglu --workload t32768-i28672-bf16 \\
         --impls kr-triton-swiglu,swiglu-torch-compile --out "$OUT"
-    python3 lab/refresh/sample_series.py --family swiglu --workload t32768-i28672-bf16 --dry-run
+    python3 lab/refresh/sample_series.py --family swiglu --workload t32768-i28672-bf16 \\
+        --impls kr-triton-swiglu --dry-run
 
 Writes sample-series-<workload>.json (every sample, in order, with its round and turn) and
 prints a summary: per implementation and round the median and the share of samples within 2 %
@@ -31,40 +33,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-
-
-def graph_of(fns, passes: int):
-    import torch
-
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for f in fns[:3]:
-            f()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(passes):
-            for f in fns:
-                f()
-    g.replay()
-    torch.cuda.synchronize()
-    return g
-
-
-def sample(graph, calls: int, n: int) -> list[float]:
-    import torch
-
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    out = []
-    for _ in range(n):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        out.append(round(start.elapsed_time(end) * 1e3 / calls, 3))
-    return out
 
 
 def main():
@@ -104,7 +72,7 @@ def main():
 
     import torch
 
-    from site_builder.runner.measure import check, copy_bandwidth_gbps, rotating_calls
+    from site_builder.runner.measure import capture_graph, check, copy_bandwidth_gbps, replay_samples, rotating_calls
     from site_builder.runner.protocol import COPY_BYTES, GPU_SETTINGS, SEED
 
     device = torch.device("cuda")
@@ -119,8 +87,9 @@ def main():
             print(f"{i}: failed the check: {'; '.join(problems)[:300]}")
             continue
         fns = rotating_calls(plugin, impl, case, job, fn, set_bytes)
-        graphs[i] = (graph_of(fns, 1), len(fns))
-        sets[i] = {k: statistics.median(sample(graph_of([f], 1), 1, 10)) for k, f in enumerate(fns)}
+        graphs[i] = (capture_graph(fns, 1), len(fns))
+        sets[i] = {k: statistics.median(replay_samples(capture_graph([f], 1).replay, 1, 10))
+                   for k, f in enumerate(fns)}
     series = []
     t0 = time.monotonic()
     names = list(graphs)
@@ -128,8 +97,8 @@ def main():
         order = names[r % len(names):] + names[:r % len(names)]
         for turn, i in enumerate(order):
             g, calls = graphs[i]
-            for k, us in enumerate(sample(g, calls, args.samples)):
-                series.append({"round": r, "turn": turn, "impl": i, "k": k, "us": us,
+            for k, us in enumerate(replay_samples(g.replay, calls, args.samples)):
+                series.append({"round": r, "turn": turn, "impl": i, "k": k, "us": round(us, 3),
                                "t": round(time.monotonic() - t0, 4)})
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -252,20 +252,7 @@ def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_
     calls = passes * len(fns)
     how = "cuda-graph"
     try:
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for f in fns[:3]:
-                f()
-        torch.cuda.current_stream().wait_stream(side)
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            for _ in range(passes):
-                for f in fns:
-                    f()
-        graph.replay()
-        torch.cuda.synchronize()
+        graph = capture_graph(fns, passes)
         run_once = graph.replay
     except Exception as exc:  # noqa: BLE001 - any capture failure falls back to events
         torch.cuda.synchronize()
@@ -283,6 +270,34 @@ def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_
     end.synchronize()
     per_sample_us = max(start.elapsed_time(end) * 1e3, 1.0)
     n = max(10, min(max_samples, int(budget_s * 1e6 / per_sample_us)))
+    samples = replay_samples(run_once, calls, n)
+    del graph
+    return stat(samples), how, calls
+
+
+def capture_graph(fns: list, passes: int):
+    """A CUDA graph of `passes` passes over the callables fns, captured after a warm-up on a
+    side stream, replayed once (raises what capture raises)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for f in fns[:3]:
+            f()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(passes):
+            for f in fns:
+                f()
+    graph.replay()
+    torch.cuda.synchronize()
+    return graph
+
+
+def replay_samples(run_once, calls: int, n: int) -> list[float]:
+    """n device-time samples of run_once (event-timed), each in µs per one of its `calls` calls."""
+    start, end = _events()
     samples = []
     for _ in range(n):
         start.record()
@@ -290,8 +305,7 @@ def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_
         end.record()
         end.synchronize()
         samples.append(start.elapsed_time(end) * 1e3 / calls)
-    del graph
-    return stat(samples), how, calls
+    return samples
 
 
 def wall_time(fns: list, device: torch.device, budget_s: float, max_samples: int, min_samples: int = 10):

@@ -46,6 +46,9 @@ import torch
 import triton
 import triton.language as tl
 
+from ..rmsnorm import kr_parts
+from ..rmsnorm.kr_parts import count_out, gather, parts_config, publish
+
 __all__ = ["layernorm", "layernorm_backward", "fwd_config", "bwd_config"]
 
 _INT32_MAX = 2**31 - 1
@@ -397,6 +400,123 @@ def _bwd_long(DY, X, W, MEAN, RSTD, DX, PART, n_rows, rows_per_prog, P, sdy, sx,
             tl.store(pb_row + cols, ob + dy, mask=cm)
 
 
+@triton.jit(do_not_specialize=["n_rows", "eps"])
+def _fwd_parts(X, W, B, Y, MEAN, RSTD, SLOTS, DEP, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
+               PARTS: tl.constexpr, SP: tl.constexpr, MASK_COLS: tl.constexpr, STORE_STATS: tl.constexpr,
+               I64: tl.constexpr, PDL: tl.constexpr):
+    """A row across PARTS programs (program p: row p // PARTS, columns [p % PARTS * BLOCK, +BLOCK)),
+    each holding its block in registers: the row's sum is exchanged (kernels/rmsnorm/kr_parts.py),
+    then its centred sum of squares, so x is read once and the variance has no cancellation."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    row = pid // PARTS
+    part = pid % PARTS
+    if I64:
+        row = row.to(tl.int64)
+    cols = part * BLOCK + tl.arange(0, BLOCK)
+    cm = cols < N
+    if MASK_COLS:
+        x = tl.load(X + row * sx + cols, mask=cm, other=0.0).to(tl.float32)
+    else:
+        x = tl.load(X + row * sx + cols).to(tl.float32)
+    slots = SLOTS + row.to(tl.int64) * (2 * SP)
+    publish(slots, part, tl.sum(x, axis=0))
+    mean = gather(slots, PARTS, SP) / N
+    xc = x - mean
+    if MASK_COLS:
+        xc = tl.where(cm, xc, 0.0)
+    publish(slots + SP, part, tl.sum(xc * xc, axis=0))
+    if MASK_COLS:
+        w = tl.load(W + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        b = tl.load(B + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    else:
+        w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
+        b = tl.load(B + cols, eviction_policy="evict_last").to(tl.float32)
+    rstd = tl.math.rsqrt(gather(slots + SP, PARTS, SP) / N + eps)
+    y = xc * rstd * w + b
+    if MASK_COLS:
+        tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cm)
+    else:
+        tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty))
+    if STORE_STATS:
+        if part == 0:
+            tl.store(MEAN + row, mean)
+            tl.store(RSTD + row, rstd)
+    count_out(DEP + row, slots, PARTS, 2 * SP)
+
+
+@triton.jit(do_not_specialize=["n_rows", "groups", "eps"])
+def _bwd_parts(DY, X, W, MEAN, RSTD, DX, PART, SLOTS, DEP, n_rows, groups, sdy, sx, sdx, eps, N: tl.constexpr,
+               BLOCK: tl.constexpr, PARTS: tl.constexpr, SP: tl.constexpr, NX: tl.constexpr,
+               MASK_COLS: tl.constexpr, HAS_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    """The backward of rows too long for one program, each across PARTS programs, persistent (as
+    kernels/rmsnorm's `_bwd_parts`): program p = g * PARTS + part holds columns [part * BLOCK,
+    +BLOCK) of rows g, g + groups, ...; per row it loads its block of x and dy once, exchanges
+    its parts of sum(g * xhat) and sum(g) (first those of the mean and the centred sum of squares
+    when the statistics are not given: NX exchanges), writes dx and adds dy * xhat and dy to two
+    float32 register accumulators; at the end rows g and groups + g of PART [2, groups, N]
+    receive them (`_reduce2` sums the groups). x and dy are read once."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    g = pid // PARTS
+    part = pid % PARTS
+    cols = part * BLOCK + tl.arange(0, BLOCK)
+    cm = cols < N
+    if MASK_COLS:
+        w = tl.load(W + cols, mask=cm, other=0.0).to(tl.float32)
+    else:
+        w = tl.load(W + cols).to(tl.float32)
+    accw = tl.zeros([BLOCK], dtype=tl.float32)
+    accb = tl.zeros([BLOCK], dtype=tl.float32)
+    for r in range(g, n_rows, groups):
+        row = r
+        if I64:
+            row = row.to(tl.int64)
+        if MASK_COLS:
+            x = tl.load(X + row * sx + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+            dy = tl.load(DY + row * sdy + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+        else:
+            x = tl.load(X + row * sx + cols, eviction_policy="evict_first").to(tl.float32)
+            dy = tl.load(DY + row * sdy + cols, eviction_policy="evict_first").to(tl.float32)
+        slots = SLOTS + row.to(tl.int64) * (SP * NX)
+        if HAS_STATS:
+            mean = tl.load(MEAN + row)
+            rstd = tl.load(RSTD + row)
+            dslots = slots
+        else:
+            publish(slots, part, tl.sum(x, axis=0))
+            mean = gather(slots, PARTS, SP) / N
+            xc = x - mean
+            if MASK_COLS:
+                xc = tl.where(cm, xc, 0.0)
+            publish(slots + SP, part, tl.sum(xc * xc, axis=0))
+            rstd = tl.math.rsqrt(gather(slots + SP, PARTS, SP) / N + eps)
+            dslots = slots + 2 * SP
+        xhat = (x - mean) * rstd
+        if MASK_COLS:
+            xhat = tl.where(cm, xhat, 0.0)
+        gw = dy * w
+        publish(dslots, part, tl.sum(gw * xhat, axis=0))
+        publish(dslots + SP, part, tl.sum(gw, axis=0))
+        c1 = gather(dslots, PARTS, SP) / N
+        c2 = gather(dslots + SP, PARTS, SP) / N
+        dx = (gw - xhat * c1 - c2) * rstd
+        if MASK_COLS:
+            tl.store(DX + row * sdx + cols, dx.to(DX.dtype.element_ty), mask=cm)
+        else:
+            tl.store(DX + row * sdx + cols, dx.to(DX.dtype.element_ty))
+        accw += dy * xhat
+        accb += dy
+        count_out(DEP + row, slots, PARTS, SP * NX)
+    gl = g.to(tl.int64)
+    tl.store(PART + gl * N + cols, accw, mask=cm)
+    tl.store(PART + (gl + groups) * N + cols, accb, mask=cm)
+
+
 @triton.jit(do_not_specialize=["P"])
 def _reduce2(PART, OUTW, OUTB, P, N: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_P: tl.constexpr,
              PDL: tl.constexpr):
@@ -504,15 +624,26 @@ def bwd_config(n: int, elsize: int) -> dict:
     over 32 warps (one 16-byte vector per thread of each, 32 kB in flight per program);
     programs per SM from `long_ctas`, at most 64 warps per SM."""
     if n > _BWD_REG_ROW:
-        block = 16384 // elsize
-        return {"kind": "long", "BLOCK": block, "ROWS": 1, "MASK_COLS": n % block != 0,
-                "num_warps": 32, "num_stages": 1, "CTAS": None}
+        return parts_config(n, _BWD_PART_BYTES // elsize, _BWD_PART_WARPS)
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 2048 // block))
     warps = max(1, min(32, _pow2_floor(rows * block // 256)))
     ctas = max(1, min(4, 32 // warps))
     return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
             "CTAS": ctas}
+
+
+def long_config(n: int, elsize: int) -> dict:
+    """The long backward (`_bwd_long`): chunks of 16 kB of each input over 32 warps. Where the
+    parts kernel cannot run (the interpreter)."""
+    block = 16384 // elsize
+    return {"kind": "long", "BLOCK": block, "ROWS": 1, "MASK_COLS": n % block != 0,
+            "num_warps": 32, "num_stages": 1, "CTAS": None}
+
+
+#: the parts backward (`_bwd_parts`): bytes of each input one program holds of a row, and its warps
+_BWD_PART_BYTES = 8192
+_BWD_PART_WARPS = 8
 
 
 def long_ctas(n: int, elsize: int, sms: int) -> int:
@@ -784,9 +915,17 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
                 x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"],
                 B2=cfg["B2"], B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_STATS=return_stats, I64=i64,
                 num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "chunked":
+        elif cfg["kind"] == "parts" and kr_parts.possible(x.device, cfg["PARTS"]):
+            sp = triton.next_power_of_2(cfg["PARTS"])
+            slots, dep = kr_parts.workspace(x.device, n_rows, 2 * sp)
+            _fwd_parts[(n_rows * cfg["PARTS"],)](
+                x2, w, b, y2, ms, rs, slots, dep, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
+                BLOCK=cfg["BLOCK"], PARTS=cfg["PARTS"], SP=sp, MASK_COLS=cfg["PARTS"] * cfg["BLOCK"] != n,
+                STORE_STATS=return_stats, I64=i64, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+        elif cfg["kind"] in ("chunked", "parts"):  # parts in the interpreter: the chunked loop
+            block = cfg["BLOCK"] if cfg["kind"] == "chunked" else 4096 // x.element_size()
             _fwd_chunked[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
-                                    BLOCK=cfg["BLOCK"], STORE_STATS=return_stats, I64=i64,
+                                    BLOCK=block, STORE_STATS=return_stats, I64=i64,
                                     num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         else:
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
@@ -860,6 +999,10 @@ def layernorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, 
     ms, rs = (mean, rstd) if has else (w, w)
     if programs is not None and (not isinstance(programs, int) or programs < 1):
         raise ValueError(f"layernorm_backward: programs must be a positive int, got {programs!r}")
+    if cfg.get("kind") == "parts":
+        if kr_parts.possible(x.device, cfg["PARTS"]):
+            return _backward_parts(dy2, x2, w, ms, rs, has, dx, dx2, n, n_rows, i64, cfg, float(eps), programs)
+        cfg = long_config(n, x.element_size())  # the interpreter: programs run one after another
     if cfg.get("kind") == "long":
         return _backward_long(dy2, x2, w, ms, rs, has, dx, dx2, n, n_rows, i64, cfg, float(eps), programs)
     consts = dict(N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], HAS_STATS=has, I64=i64,
@@ -889,6 +1032,42 @@ def layernorm_backward(dy: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, 
         bp, bn, rw = reduce_config(n, p)
         _reduce2[(triton.cdiv(n, bn), 2)](part, dw, db, p, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw,
                 **_pdl_kw(_pdl(x.device)))
+    return dx, dw, db
+
+
+_PARTS_FIT: dict = {}  # parts backward: key -> programs one SM holds
+
+
+def _backward_parts(dy2, x2, w, ms, rs, has, dx, dx2, n, n_rows, i64, cfg, eps, programs):
+    """The parts backward (`_bwd_parts` then `_reduce2`): groups of PARTS programs, as many
+    groups as fit on the GPU at once (or `programs` // PARTS), never more than rows."""
+    device = x2.device
+    block, parts = int(cfg["BLOCK"]), int(cfg["PARTS"])
+    sp = triton.next_power_of_2(parts)
+    nx = 2 if has else 4
+    warps = int(cfg["num_warps"])
+    consts = dict(N=n, BLOCK=block, PARTS=parts, SP=sp, NX=nx, MASK_COLS=parts * block != n, HAS_STATS=has,
+                  I64=i64, num_warps=warps, num_stages=1, **_pdl_kw(_pdl(device)))
+    with _device_ctx(device):
+        slots, dep = kr_parts.workspace(device, n_rows, sp * nx)
+        if programs is None:
+            key = (n, x2.dtype, w.dtype, device, has, i64, tuple(sorted(cfg.items())))
+            fit = _PARTS_FIT.get(key)
+            if fit is None:
+                part0 = torch.empty(4, dtype=torch.float32, device=device)
+                ck = _bwd_parts.warmup(dy2, x2, w, ms, rs, dx2, part0, slots, dep, n_rows, 1, dy2.stride(0),
+                                       x2.stride(0), dx2.stride(0), eps, grid=(1,), **consts)
+                fit = _PARTS_FIT[key] = kr_parts.resident_programs(ck, warps, device)
+            programs = _sm_count(device) * fit
+        groups = max(1, min(n_rows, programs // parts))
+        part = torch.empty((2, groups, n), dtype=torch.float32, device=device)
+        dw = torch.empty_like(w)
+        db = torch.empty_like(w)
+        _bwd_parts[(groups * parts,)](dy2, x2, w, ms, rs, dx2, part, slots, dep, n_rows, groups, dy2.stride(0),
+                                      x2.stride(0), dx2.stride(0), eps, **consts)
+        bp, bn, rw = reduce_config(n, groups)
+        _reduce2[(triton.cdiv(n, bn), 2)](part, dw, db, groups, N=n, BLOCK_N=bn, BLOCK_P=bp, num_warps=rw,
+                                          **_pdl_kw(_pdl(device)))
     return dx, dw, db
 
 

@@ -140,6 +140,10 @@ def items(kr: dict) -> list[dict]:
     ]
 
 
+#: the item list this run measures: `items` here; lab/norms/sweep3.py puts its own
+ITEMS = items
+
+
 def random_items(families: dict, n: int) -> list[dict]:
     out = []
     for fid in ("rmsnorm", "layernorm"):
@@ -182,7 +186,16 @@ def make_case(record, wid: str, rows_cap: int | None = None, hidden_cap: int | N
     return Case.from_record(family_variant(record, {}, [w]), w)
 
 
-def prewarm(shard: int, shards: int) -> int:
+def todo_items(kr: dict, fams: dict, n_random: int) -> list[dict]:
+    """The items in the order they run: ITEMS (this sweep's `items`, or the one a later sweep
+    put there) with, for this sweep, the random shapes after its first 12 items."""
+    core = ITEMS(kr)
+    if ITEMS is not items:
+        return core + random_items(fams, n_random)
+    return core[:12] + random_items(fams, n_random) + core[12:]
+
+
+def prewarm(shard: int, shards: int, n_random: int = 3) -> int:
     """First calls of every implementation the sweep times, on one input set each (compile caches
     on disk: Inductor's and Triton's), every shards-th workload; nothing timed."""
     import torch
@@ -193,8 +206,7 @@ def prewarm(shard: int, shards: int) -> int:
     fams = {f: load_family(KERNELS_ROOT, f) for f in OURS}
     kr = {f: import_module(f, "kr_triton") for f in OURS}
     records = load_catalog(ROOT / "records").families
-    core = items(kr)
-    todo = [(it, wid) for it in core[:12] + random_items(fams, 3) + core[12:] for wid in it["workloads"]]
+    todo = [(it, wid) for it in todo_items(kr, fams, n_random) for wid in it["workloads"]]
     if not torch.cuda.is_available():  # a CPU check of the plan: the cases build, nothing runs
         cases = [make_case(records[it["family"]], wid) for it, wid in todo]
         print(f"[{shard}] no CUDA: {len(cases)} workloads planned, {sum(len(it['cands']) for it, _ in todo)} "
@@ -240,7 +252,7 @@ def fit(cfg, n: int, kr):
     return cfg
 
 
-KERNELS = ("_fwd", "_fwd_split", "_fwd_chunked", "_bwd", "_bwd_long", "_reduce", "_reduce2")
+KERNELS = ("_fwd", "_fwd_split", "_fwd_chunked", "_fwd_parts", "_bwd", "_bwd_long", "_bwd_parts", "_reduce", "_reduce2")
 
 
 def kernel_stats(kr) -> list[dict]:
@@ -291,7 +303,7 @@ def main() -> int:
     ap.add_argument("--only", default=None, help="comma-separated item indices (0-based) to run")
     args = ap.parse_args()
     if args.prewarm:
-        return prewarm(*args.prewarm)
+        return prewarm(*args.prewarm, n_random=args.random)
     if not args.out:
         ap.error("--out is needed")
 
@@ -324,8 +336,7 @@ def main() -> int:
         bw = m.copy_bandwidth_gbps(device, 2**31)
         print(f"{props.name}, {props.multi_processor_count} SMs, copy bandwidth {bw:.0f} GB/s, timing CPU "
               f"{job['timing_cpu']}", flush=True)
-    core = items(kr)  # the random shapes after the run-2 workloads (items 0-11), before the extras
-    todo = core[:12] + random_items(fams, args.random) + core[12:]
+    todo = todo_items(kr, fams, args.random)
     if args.only:
         keep = {int(v) for v in args.only.split(",")}
         todo = [it for i, it in enumerate(todo) if i in keep]
@@ -391,7 +402,7 @@ def main() -> int:
         _write(args.out, report)
         for f in OURS:
             for k in report["kernels"][f]:
-                if k["kernel"] in ("_fwd", "_fwd_split", "_fwd_chunked", "_bwd", "_bwd_long"):
+                if k["kernel"] in ("_fwd", "_fwd_split", "_fwd_chunked", "_fwd_parts", "_bwd", "_bwd_long", "_bwd_parts"):
                     print(f"  {f} {k['kernel']}: warps {k['num_warps']} stages {k['num_stages']} regs {k['n_regs']} "
                           f"spills {k['n_spills']} shared {k['shared']}", flush=True)
     except Exception as exc:  # noqa: BLE001 - statistics only

@@ -199,6 +199,16 @@ def test_forward_matches_eager_baselines_closely():
         assert float((lo - lt).abs().max()) <= 2 ** -6 * float(lt.abs().max())
 
 
+# the parts backward's other layouts (bf16 columns a program, warps; float32 half the columns)
+PARTS_CFGS = [(2048, 4), (8192, 16)]
+
+
+def parts_config(n, block, warps):
+    from site_builder.runner.families import import_module
+
+    return import_module("rmsnorm", "kr_parts").parts_config(n, block, warps)
+
+
 # the long-row backward (no row in registers) and the split forward, with the configurations
 # lab/norms/sweep2.py times (pipelining stages, chunks, programs per SM): correct before timed
 LONG_CFGS = [None,
@@ -218,9 +228,11 @@ def test_long_backward_vs_float64_deterministic_row_independent(family):
             inputs = PKG[family].family.make_inputs(case, 7, DEV)
             ref = PKG[family].family.reference(case, inputs)
             el = inputs["x"].element_size()
-            # rmsnorm keeps 9000 and 16384 in registers (_BWD_REG_ROW 16384): LONG_CFGS force the long kernel
-            assert kr.bwd_config(hidden, el)["kind"] == ("long" if hidden > kr._BWD_REG_ROW else "rows")
-            for cfg in LONG_CFGS if hidden in (16384, 32768) else LONG_CFGS[:1]:
+            # rows above _BWD_REG_ROW go to the parts kernel; LONG_CFGS force the long one, PARTS_CFGS
+            # other parts layouts (masked where the block does not divide the row)
+            assert kr.bwd_config(hidden, el)["kind"] == ("parts" if hidden > kr._BWD_REG_ROW else "rows")
+            cfgs = LONG_CFGS if hidden in (16384, 32768) else LONG_CFGS[:2]
+            for cfg in cfgs + [parts_config(hidden, b // (el // 2), w) for b, w in PARTS_CFGS]:
                 kr.OVERRIDE.pop(("bwd", hidden, el), None)
                 if cfg:
                     kr.OVERRIDE[("bwd", hidden, el)] = cfg
@@ -236,6 +248,78 @@ def test_long_backward_vs_float64_deterministic_row_independent(family):
             kr.OVERRIDE.pop(("bwd", hidden, el), None)
     finally:
         kr.OVERRIDE.clear()
+
+
+def test_parts_backward_without_statistics_and_under_cuda_graph():
+    """The parts backward recomputing the statistics in the kernel (two more exchanges), beside
+    the call given them; then captured in a CUDA graph (a fresh workspace) and replayed twice,
+    eager calls in between (the cached workspace left zeroed)."""
+    for family in ("rmsnorm", "layernorm"):
+        kr = KR[family]
+        for rows, hidden, dtype in ((129, 32768, "bfloat16"), (40, 20000, "float32")):
+            case = _case(family, "backward", rows, hidden, dtype)
+            inputs = PKG[family].family.make_inputs(case, 11, DEV)
+            ref = PKG[family].family.reference(case, inputs)
+            assert kr.bwd_config(hidden, inputs["x"].element_size())["kind"] == "parts"
+            args = (inputs["dy"], inputs["x"], inputs["weight"])
+            names = ("dx", "dweight") if family == "rmsnorm" else ("dx", "dweight", "dbias")
+            fn = kr.rmsnorm_backward if family == "rmsnorm" else kr.layernorm_backward
+            out = dict(zip(names, fn(*args)))
+            _check(family, case, out, ref)
+            given = _run(family, case, inputs)
+            torch.testing.assert_close(out["dx"].float(), given["dx"].float(), rtol=1e-2, atol=1e-2)
+            graph = torch.cuda.CUDAGraph()
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                fn(*args)
+            torch.cuda.current_stream().wait_stream(s)
+            with torch.cuda.graph(graph):
+                captured = fn(*args)
+            for _ in range(2):
+                graph.replay()
+                assert all(torch.equal(a, out[n]) for a, n in zip(fn(*args), names))
+            torch.cuda.synchronize()
+            assert all(torch.equal(a, out[n]) for a, n in zip(captured, names))
+
+
+def test_parts_forward_vs_float64_row_independent_and_cuda_graph():
+    """The parts forward (a row across programs; a sweep candidate, or the rule where it is one):
+    against float64, bit-identical for a row alone, repeatable, with the statistics stored, and
+    under a CUDA graph."""
+    for family in ("rmsnorm", "layernorm"):
+        kr = KR[family]
+        try:
+            for rows, hidden, dtype, block, warps in ((300, 32768, "bfloat16", 8192, 8), (37, 40000, "float32", 4096, 8),
+                                                      (5, 9000, "float16", 4096, 4), (1, 32768, "bfloat16", 16384, 16)):
+                case = _case(family, "forward", rows, hidden, dtype)
+                inputs = PKG[family].family.make_inputs(case, 12, DEV)
+                el = inputs["x"].element_size()
+                kr.OVERRIDE[("fwd", hidden, el)] = parts_config(hidden, block, warps)
+                out = _run(family, case, inputs)
+                _check(family, case, out, PKG[family].family.reference(case, inputs))
+                assert torch.equal(_run(family, case, inputs)["y"], out["y"])
+                r = rows // 2
+                one = {k: (v[r:r + 1] if k == "x" else v) for k, v in inputs.items()}
+                assert torch.equal(_run(family, case, one)["y"][0], out["y"][r])
+                x, w = inputs["x"], inputs["weight"]
+                if family == "rmsnorm":
+                    y, rstd = kr.rmsnorm(x, w, float(case.params["eps"]), return_rstd=True)
+                    want = torch.rsqrt(x.double().pow(2).mean(-1) + float(case.params["eps"]))
+                    torch.testing.assert_close(rstd.double(), want, rtol=1e-4, atol=0)
+                else:
+                    y, mean, rstd = kr.layernorm(x, w, inputs["bias"], float(case.params["eps"]), return_stats=True)
+                    torch.testing.assert_close(mean.double(), x.double().mean(-1), rtol=0, atol=1e-4)
+                assert torch.equal(y, out["y"])
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    yg = _run(family, case, inputs)["y"]
+                graph.replay()
+                torch.cuda.synchronize()
+                assert torch.equal(yg, out["y"])
+                kr.OVERRIDE.clear()
+        finally:
+            kr.OVERRIDE.clear()
 
 
 def test_split_forward_vs_float64_and_cuda_graph():

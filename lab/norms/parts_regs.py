@@ -1,0 +1,64 @@
+"""Registers and spills of the row-norm parts kernels for sm_90, compiled on a CPU (Triton's real
+front end and its ptxas -v, no GPU): `python lab/norms/parts_regs.py [family ...]`. One line a
+kernel and configuration: REGS family kernel dtype BLOCK warps registers spill-bytes."""
+
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.backends.nvidia.compiler import get_ptxas  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+from site_builder.runner.families import import_module  # noqa: E402
+
+PTR = {"SLOTS": "*i64", "DEP": "*i32", "RSTD": "*fp32", "MEAN": "*fp32", "DWP": "*fp32", "DBP": "*fp32"}
+
+
+def regs(fn, const, warps, elem):
+    const = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **const}
+    sig = {n: "constexpr" if n in const else PTR.get(n, "*" + elem if n[0].isupper() else "i32") for n in fn.arg_names}
+    if "eps" in sig:
+        sig["eps"] = "fp32"
+    attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
+             if n not in const and (n[0].isupper() or n.startswith("s"))}
+    k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
+                       target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
+        f.write(k.asm["ptx"])
+    r = subprocess.run([get_ptxas(90).path, "-arch=sm_90a", "-v", f.name, "-o", "/dev/null"],
+                       capture_output=True, text=True)
+    used = re.findall(r"Used (\d+) registers", r.stderr)
+    spill = re.findall(r"(\d+) bytes spill stores", r.stderr)
+    return int(used[0]) if used else None, int(spill[0]) if spill else 0
+
+
+def main(families):
+    """Every parts kernel of the families at hidden 32768."""
+    for fam in families:
+        kr = import_module(fam, "kr_triton")
+        stats = "HAS_RSTD" if fam == "rmsnorm" else "HAS_STATS"
+        for elem, size in (("bf16", 2), ("fp32", 4)):
+            for block, warps in ((2048, 4), (4096, 8), (8192, 16), (4096, 4), (8192, 8), (16384, 16)):
+                for has in (True, False):
+                    c = {"N": 32768, "BLOCK": block // (size // 2), "PARTS": 32768 * 2 // size // block,
+                         "SP": triton.next_power_of_2(32768 * 2 // size // block), "MASK_COLS": False,
+                         stats: has, "I64": False, "PDL": True}
+                    c["NX"] = (1 if has else 2) if fam == "rmsnorm" else (2 if has else 4)
+                    r, s = regs(kr._bwd_parts, c, warps, elem)
+                    print("REGS", fam, "_bwd_parts", elem, c["BLOCK"], warps, stats, has, r, s, flush=True)
+            for block, warps in ((4096, 4), (8192, 8), (16384, 16)):
+                c = {"N": 32768, "BLOCK": block // (size // 2), "PARTS": 32768 * 2 // size // block,
+                     "SP": triton.next_power_of_2(32768 * 2 // size // block), "MASK_COLS": False,
+                     ("STORE_RSTD" if fam == "rmsnorm" else "STORE_STATS"): False, "I64": False, "PDL": True}
+                r, s = regs(kr._fwd_parts, c, warps, elem)
+                print("REGS", fam, "_fwd_parts", elem, c["BLOCK"], warps, r, s, flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["rmsnorm"])

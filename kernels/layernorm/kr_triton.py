@@ -47,7 +47,7 @@ import triton
 import triton.language as tl
 
 from ..rmsnorm import kr_parts
-from ..rmsnorm.kr_parts import count_out, gather, parts_config, publish
+from ..rmsnorm.kr_parts import count_out, gather, load_pair, parts_config, publish
 
 __all__ = ["layernorm", "layernorm_backward", "fwd_config", "bwd_config"]
 
@@ -400,57 +400,11 @@ def _bwd_long(DY, X, W, MEAN, RSTD, DX, PART, n_rows, rows_per_prog, P, sdy, sx,
             tl.store(pb_row + cols, ob + dy, mask=cm)
 
 
-@triton.jit(do_not_specialize=["n_rows", "eps"])
-def _fwd_parts(X, W, B, Y, MEAN, RSTD, SLOTS, DEP, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
-               PARTS: tl.constexpr, SP: tl.constexpr, MASK_COLS: tl.constexpr, STORE_STATS: tl.constexpr,
-               I64: tl.constexpr, PDL: tl.constexpr):
-    """A row across PARTS programs (program p: row p // PARTS, columns [p % PARTS * BLOCK, +BLOCK)),
-    each holding its block in registers: the row's sum is exchanged (kernels/rmsnorm/kr_parts.py),
-    then its centred sum of squares, so x is read once and the variance has no cancellation."""
-    if PDL:
-        tl.extra.cuda.gdc_wait()
-        tl.extra.cuda.gdc_launch_dependents()
-    pid = tl.program_id(0)
-    row = pid // PARTS
-    part = pid % PARTS
-    if I64:
-        row = row.to(tl.int64)
-    cols = part * BLOCK + tl.arange(0, BLOCK)
-    cm = cols < N
-    if MASK_COLS:
-        x = tl.load(X + row * sx + cols, mask=cm, other=0.0).to(tl.float32)
-    else:
-        x = tl.load(X + row * sx + cols).to(tl.float32)
-    slots = SLOTS + row.to(tl.int64) * (2 * SP)
-    publish(slots, part, tl.sum(x, axis=0))
-    mean = gather(slots, PARTS, SP) / N
-    xc = x - mean
-    if MASK_COLS:
-        xc = tl.where(cm, xc, 0.0)
-    publish(slots + SP, part, tl.sum(xc * xc, axis=0))
-    if MASK_COLS:
-        w = tl.load(W + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        b = tl.load(B + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
-    else:
-        w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
-        b = tl.load(B + cols, eviction_policy="evict_last").to(tl.float32)
-    rstd = tl.math.rsqrt(gather(slots + SP, PARTS, SP) / N + eps)
-    y = xc * rstd * w + b
-    if MASK_COLS:
-        tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cm)
-    else:
-        tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty))
-    if STORE_STATS:
-        if part == 0:
-            tl.store(MEAN + row, mean)
-            tl.store(RSTD + row, rstd)
-    count_out(DEP + row, slots, PARTS, 2 * SP)
-
-
 @triton.jit(do_not_specialize=["n_rows", "groups", "eps"])
 def _bwd_parts(DY, X, W, MEAN, RSTD, DX, PART, SLOTS, DEP, n_rows, groups, sdy, sx, sdx, eps, N: tl.constexpr,
                BLOCK: tl.constexpr, PARTS: tl.constexpr, SP: tl.constexpr, NX: tl.constexpr,
-               MASK_COLS: tl.constexpr, HAS_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+               MASK_COLS: tl.constexpr, HAS_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr,
+               PREFETCH: tl.constexpr = False):
     """The backward of rows too long for one program, each across PARTS programs, persistent (as
     kernels/rmsnorm's `_bwd_parts`): program p = g * PARTS + part holds columns [part * BLOCK,
     +BLOCK) of rows g, g + groups, ...; per row it loads its block of x and dy once, exchanges
@@ -472,16 +426,24 @@ def _bwd_parts(DY, X, W, MEAN, RSTD, DX, PART, SLOTS, DEP, n_rows, groups, sdy, 
         w = tl.load(W + cols).to(tl.float32)
     accw = tl.zeros([BLOCK], dtype=tl.float32)
     accb = tl.zeros([BLOCK], dtype=tl.float32)
+    if PREFETCH:  # the next row's block is loaded before this row's exchange (its wait overlaps it)
+        first = g
+        if I64:
+            first = first.to(tl.int64)
+        x_n, dy_n = load_pair(X, DY, first, sx, sdy, cols, cm & (g < n_rows), True)
     for r in range(g, n_rows, groups):
         row = r
         if I64:
             row = row.to(tl.int64)
-        if MASK_COLS:
-            x = tl.load(X + row * sx + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
-            dy = tl.load(DY + row * sdy + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+        if PREFETCH:
+            x = x_n.to(tl.float32)
+            dy = dy_n.to(tl.float32)
+            nxt = row + groups
+            x_n, dy_n = load_pair(X, DY, nxt, sx, sdy, cols, cm & (nxt < n_rows), True)
         else:
-            x = tl.load(X + row * sx + cols, eviction_policy="evict_first").to(tl.float32)
-            dy = tl.load(DY + row * sdy + cols, eviction_policy="evict_first").to(tl.float32)
+            xr, dyr = load_pair(X, DY, row, sx, sdy, cols, cm, MASK_COLS)
+            x = xr.to(tl.float32)
+            dy = dyr.to(tl.float32)
         slots = SLOTS + row.to(tl.int64) * (SP * NX)
         if HAS_STATS:
             mean = tl.load(MEAN + row)
@@ -599,7 +561,11 @@ def fwd_config(n: int, elsize: int) -> dict:
         return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
                 "MASK_COLS": b3 != 0 and b1 + b2 + b3 != n, "num_warps": warps}
     tile_bytes = rows * block * elsize
-    warps = max(1, min(cap, _pow2_floor(tile_bytes // (_WARP_BYTES_2B if elsize == 2 else 1024))))
+    # 2 kB a warp for 2-byte tiles of several rows or of 16 kB and more; 1 kB for a lone shorter
+    # row, which at decode sizes needs the parallelism (sweep 3, 4096 bf16: one row 2.04 us on
+    # 8 warps against 2.92 on 4; 4096 rows 18.19 against 18.06)
+    per_warp = _WARP_BYTES_2B if elsize == 2 and (rows > 1 or tile_bytes >= 16384) else 1024
+    warps = max(1, min(cap, _pow2_floor(tile_bytes // per_warp)))
     # LATE_W: weight and bias after the reductions (run 2 loaded them with x and trailed
     # torch.compile by 1.25-1.3x at 8192; fewer registers live across the two reductions)
     return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
@@ -607,10 +573,9 @@ def fwd_config(n: int, elsize: int) -> dict:
 
 
 #: the longest row the backward keeps whole in registers (x, dy, dx and two float32
-#: accumulators); longer rows go to `_bwd_long`. kernels/rmsnorm moved its threshold to 16384
-#: (sweep 2: its register kernel beat the long one there); LayerNorm's register kernel keeps a
-#: second float32 row tile (dbias), so 16384 would spill more than rmsnorm's 14-34: kept at
-#: 8192 until a sweep times LayerNorm's backward at 16384 (none did; no record workload has it)
+#: accumulators); longer rows go to `_bwd_parts` (the row across programs). Sweep 3 (H200,
+#: 2026-12-04, bf16): at 8192 (4096 rows) the register kernel 63.58 us, parts 98.3; at 16384
+#: (2048 rows) parts 102.4, the long kernel 138.8; at 32768 parts 199.4, long 384.4
 _BWD_REG_ROW = 8192
 #: bytes of L2 the long backward may keep per wave (two partial rows of 4 bytes a column and
 #: the re-read row of x and dy, per program)
@@ -641,9 +606,11 @@ def long_config(n: int, elsize: int) -> dict:
             "num_warps": 32, "num_stages": 1, "CTAS": None}
 
 
-#: the parts backward (`_bwd_parts`): bytes of each input one program holds of a row, and its warps
-_BWD_PART_BYTES = 8192
-_BWD_PART_WARPS = 8
+#: the parts backward (`_bwd_parts`): bytes of each input one program holds of a row, and its
+#: warps (sweep 3, 2048 x 32768 bf16: 4 kB on 4 warps 199.4 us, 8 kB on 8 warps 204.3, 16 kB on
+#: 16 warps 214.8; kernels/rmsnorm's the same)
+_BWD_PART_BYTES = 4096
+_BWD_PART_WARPS = 4
 
 
 def long_ctas(n: int, elsize: int, sms: int) -> int:
@@ -915,17 +882,9 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
                 x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"],
                 B2=cfg["B2"], B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_STATS=return_stats, I64=i64,
                 num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "parts" and kr_parts.possible(x.device, cfg["PARTS"]):
-            sp = triton.next_power_of_2(cfg["PARTS"])
-            slots, dep = kr_parts.workspace(x.device, n_rows, 2 * sp)
-            _fwd_parts[(n_rows * cfg["PARTS"],)](
-                x2, w, b, y2, ms, rs, slots, dep, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
-                BLOCK=cfg["BLOCK"], PARTS=cfg["PARTS"], SP=sp, MASK_COLS=cfg["PARTS"] * cfg["BLOCK"] != n,
-                STORE_STATS=return_stats, I64=i64, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] in ("chunked", "parts"):  # parts in the interpreter: the chunked loop
-            block = cfg["BLOCK"] if cfg["kind"] == "chunked" else 4096 // x.element_size()
+        elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
-                                    BLOCK=block, STORE_STATS=return_stats, I64=i64,
+                                    BLOCK=cfg["BLOCK"], STORE_STATS=return_stats, I64=i64,
                                     num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         else:
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
@@ -1047,7 +1006,8 @@ def _backward_parts(dy2, x2, w, ms, rs, has, dx, dx2, n, n_rows, i64, cfg, eps, 
     nx = 2 if has else 4
     warps = int(cfg["num_warps"])
     consts = dict(N=n, BLOCK=block, PARTS=parts, SP=sp, NX=nx, MASK_COLS=parts * block != n, HAS_STATS=has,
-                  I64=i64, num_warps=warps, num_stages=1, **_pdl_kw(_pdl(device)))
+                  I64=i64, PREFETCH=bool(cfg.get("PREFETCH", False)), num_warps=warps, num_stages=1,
+                  **_pdl_kw(_pdl(device)))
     with _device_ctx(device):
         slots, dep = kr_parts.workspace(device, n_rows, sp * nx)
         if programs is None:

@@ -70,6 +70,19 @@ def parts_config(n: int, block: int, warps: int) -> dict:
     return {"kind": "parts", "BLOCK": block, "PARTS": parts, "MASK_COLS": parts * block != n, "num_warps": int(warps)}
 
 
+@triton.jit
+def load_pair(X, DY, row, sx, sdy, cols, m, MASKED: tl.constexpr):
+    """x and dy of one row's block as stored, read once (evict_first); `m` masks columns (and a
+    prefetch past the last row) where MASKED."""
+    if MASKED:
+        x = tl.load(X + row * sx + cols, mask=m, other=0.0, eviction_policy="evict_first")
+        dy = tl.load(DY + row * sdy + cols, mask=m, other=0.0, eviction_policy="evict_first")
+    else:
+        x = tl.load(X + row * sx + cols, eviction_policy="evict_first")
+        dy = tl.load(DY + row * sdy + cols, eviction_policy="evict_first")
+    return x, dy
+
+
 _WS: dict = {}
 
 
@@ -100,7 +113,7 @@ def possible(device: torch.device, parts: int) -> bool:
     return torch.cuda.get_device_properties(idx).multi_processor_count >= parts
 
 
-def resident_programs(ck, num_warps: int, device: torch.device, cap: int = 8) -> int:
+def resident_programs(ck, num_warps: int, device: torch.device, cap: int = 16) -> int:
     """Programs of a compiled kernel one SM holds at once (registers, threads, shared memory),
     1 to `cap`; 1 when the kernel's statistics are unavailable."""
     try:

@@ -54,7 +54,7 @@ import triton
 import triton.language as tl
 
 from . import kr_parts
-from .kr_parts import count_out, gather, parts_config, publish
+from .kr_parts import count_out, gather, load_pair, parts_config, publish
 
 __all__ = ["rmsnorm", "rmsnorm_backward", "fwd_config", "bwd_config"]
 
@@ -344,50 +344,11 @@ def _bwd_long(DY, X, W, RSTD, DX, DWP, n_rows, rows_per_prog, sdy, sx, sdx, eps,
             tl.store(prow + cols, old + dy * xhat, mask=cm)
 
 
-@triton.jit(do_not_specialize=["n_rows", "eps"])
-def _fwd_parts(X, W, Y, RSTD, SLOTS, DEP, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
-               PARTS: tl.constexpr, SP: tl.constexpr, MASK_COLS: tl.constexpr, STORE_RSTD: tl.constexpr,
-               I64: tl.constexpr, PDL: tl.constexpr):
-    """A row across PARTS programs (program p: row p // PARTS, columns [p % PARTS * BLOCK, +BLOCK)),
-    each holding its block in registers; the sums of squares are exchanged through the workspace
-    (kr_parts.py: publish, gather in a fixed order, count out), so x is read once."""
-    if PDL:
-        tl.extra.cuda.gdc_wait()
-        tl.extra.cuda.gdc_launch_dependents()
-    pid = tl.program_id(0)
-    row = pid // PARTS
-    part = pid % PARTS
-    if I64:
-        row = row.to(tl.int64)
-    cols = part * BLOCK + tl.arange(0, BLOCK)
-    cm = cols < N
-    if MASK_COLS:
-        x = tl.load(X + row * sx + cols, mask=cm, other=0.0).to(tl.float32)
-    else:
-        x = tl.load(X + row * sx + cols).to(tl.float32)
-    slots = SLOTS + row.to(tl.int64) * SP
-    publish(slots, part, tl.sum(x * x, axis=0))
-    # the weight's load overlaps the wait
-    if MASK_COLS:
-        w = tl.load(W + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
-    else:
-        w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
-    rstd = tl.math.rsqrt(gather(slots, PARTS, SP) / N + eps)
-    y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
-    if MASK_COLS:
-        tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cm)
-    else:
-        tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty))
-    if STORE_RSTD:
-        if part == 0:
-            tl.store(RSTD + row, rstd)
-    count_out(DEP + row, slots, PARTS, SP)
-
-
 @triton.jit(do_not_specialize=["n_rows", "groups", "eps"])
 def _bwd_parts(DY, X, W, RSTD, DX, DWP, SLOTS, DEP, n_rows, groups, sdy, sx, sdx, eps, N: tl.constexpr,
                BLOCK: tl.constexpr, PARTS: tl.constexpr, SP: tl.constexpr, NX: tl.constexpr,
-               MASK_COLS: tl.constexpr, HAS_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+               MASK_COLS: tl.constexpr, HAS_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr,
+               PREFETCH: tl.constexpr = False):
     """The backward of rows too long for one program, each across PARTS programs, persistent:
     program p = g * PARTS + part holds columns [part * BLOCK, +BLOCK) of rows g, g + groups, ...
     Per row it loads its block of x and dy once, publishes its part of sum(g * xhat) (and
@@ -408,16 +369,24 @@ def _bwd_parts(DY, X, W, RSTD, DX, DWP, SLOTS, DEP, n_rows, groups, sdy, sx, sdx
     else:
         w = tl.load(W + cols).to(tl.float32)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
+    if PREFETCH:  # the next row's block is loaded before this row's exchange (its wait overlaps it)
+        first = g
+        if I64:
+            first = first.to(tl.int64)
+        x_n, dy_n = load_pair(X, DY, first, sx, sdy, cols, cm & (g < n_rows), True)
     for r in range(g, n_rows, groups):
         row = r
         if I64:
             row = row.to(tl.int64)
-        if MASK_COLS:
-            x = tl.load(X + row * sx + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
-            dy = tl.load(DY + row * sdy + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+        if PREFETCH:
+            x = x_n.to(tl.float32)
+            dy = dy_n.to(tl.float32)
+            nxt = row + groups
+            x_n, dy_n = load_pair(X, DY, nxt, sx, sdy, cols, cm & (nxt < n_rows), True)
         else:
-            x = tl.load(X + row * sx + cols, eviction_policy="evict_first").to(tl.float32)
-            dy = tl.load(DY + row * sdy + cols, eviction_policy="evict_first").to(tl.float32)
+            xr, dyr = load_pair(X, DY, row, sx, sdy, cols, cm, MASK_COLS)
+            x = xr.to(tl.float32)
+            dy = dyr.to(tl.float32)
         slots = SLOTS + row.to(tl.int64) * (SP * NX)
         if HAS_RSTD:
             rstd = tl.load(RSTD + row)
@@ -528,11 +497,11 @@ def fwd_config(n: int, elsize: int) -> dict:
 
 
 #: the longest row the backward keeps whole in registers (x, dy, dx and the float32
-#: accumulator of a row of 16384: 32 warps of 64 registers, 14-34 spilled, one program per SM);
-#: longer rows go to `_bwd_long` (chunks, never a whole row). Sweep 2 (H200, 2026-12-02), 2048
-#: rows bf16: at 16384 the register kernel 90.5 us, the long one 104-143 (rule 107.4); at 8192
-#: 59.3 / 33.5 against 89-105 / 49-59; at 32768 (run 2) the register kernel took 694 us
-_BWD_REG_ROW = 16384
+#: accumulator); longer rows go to `_bwd_parts` (the row across programs). Sweep 3 (H200,
+#: 2026-12-04, 2048 rows bf16): at 9000 the register kernel 58.96 us, parts 67.83; at 16384
+#: parts 80.32, the register kernel 88.77 (32 warps, 14-34 registers spilled); at 32768 parts
+#: 157.1 against the long kernel's 215.1. 12288 is the midpoint of the two measured sizes
+_BWD_REG_ROW = 12288
 #: bytes of L2 the long backward may keep per wave: its partial rows (4 bytes a column) and
 #: the row it re-reads (x and dy), per program
 _LONG_L2 = 24 * 1024 * 1024
@@ -563,9 +532,12 @@ def long_config(n: int, elsize: int) -> dict:
             "num_warps": 32, "num_stages": 1, "CTAS": None}
 
 
-#: the parts backward (`_bwd_parts`): bytes of each input one program holds of a row, and its warps
-_BWD_PART_BYTES = 8192
-_BWD_PART_WARPS = 8
+#: the parts backward (`_bwd_parts`): bytes of each input one program holds of a row, and its
+#: warps. Sweep 3, 2048 x 32768 bf16: 4 kB on 4 warps 157.1 us, 8 kB on 8 warps 191.5, 16 kB on
+#: 16 warps 199.4, 8 kB on 4 warps 194.2 (small programs, 4 a SM: the exchange's wait hidden by
+#: the others); float32 1024 x 32768: 4 kB on 4 warps 134.9, 8 kB on 8 warps 135.0
+_BWD_PART_BYTES = 4096
+_BWD_PART_WARPS = 4
 
 
 def long_ctas(n: int, elsize: int, sms: int) -> int:
@@ -823,17 +795,9 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
                 x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"], B2=cfg["B2"],
                 B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_RSTD=return_rstd, I64=i64, num_warps=cfg["num_warps"],
                 num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "parts" and kr_parts.possible(x.device, cfg["PARTS"]):
-            sp = triton.next_power_of_2(cfg["PARTS"])
-            slots, dep = kr_parts.workspace(x.device, n_rows, sp)
-            _fwd_parts[(n_rows * cfg["PARTS"],)](
-                x2, w, y2, rs, slots, dep, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
-                PARTS=cfg["PARTS"], SP=sp, MASK_COLS=cfg["PARTS"] * cfg["BLOCK"] != n, STORE_RSTD=return_rstd,
-                I64=i64, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] in ("chunked", "parts"):  # parts in the interpreter: the chunked loop
-            block = cfg["BLOCK"] if cfg["kind"] == "chunked" else 4096 // x.element_size()
+        elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
-                                    BLOCK=block, STORE_RSTD=return_rstd, I64=i64,
+                                    BLOCK=cfg["BLOCK"], STORE_RSTD=return_rstd, I64=i64,
                                     num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         else:
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
@@ -947,7 +911,8 @@ def _backward_parts(dy2, x2, w, rstd, rs, dx, dx2, n, n_rows, i64, cfg, eps, pro
     nx = 1 if rstd is not None else 2
     warps = int(cfg["num_warps"])
     consts = dict(N=n, BLOCK=block, PARTS=parts, SP=sp, NX=nx, MASK_COLS=parts * block != n,
-                  HAS_RSTD=rstd is not None, I64=i64, num_warps=warps, num_stages=1, **_pdl_kw(_pdl(device)))
+                  HAS_RSTD=rstd is not None, I64=i64, PREFETCH=bool(cfg.get("PREFETCH", False)), num_warps=warps,
+                  num_stages=1, **_pdl_kw(_pdl(device)))
     with _device_ctx(device):
         slots, dep = kr_parts.workspace(device, n_rows, sp * nx)
         if programs is None:

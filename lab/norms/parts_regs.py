@@ -39,25 +39,21 @@ def regs(fn, const, warps, elem):
 
 
 def main(families):
-    """Every parts kernel of the families at hidden 32768."""
+    """The parts backward of the families at hidden 32768, with and without the prefetch."""
     for fam in families:
         kr = import_module(fam, "kr_triton")
         stats = "HAS_RSTD" if fam == "rmsnorm" else "HAS_STATS"
         for elem, size in (("bf16", 2), ("fp32", 4)):
-            for block, warps in ((2048, 4), (4096, 8), (8192, 16), (4096, 4), (8192, 8), (16384, 16)):
+            for block, warps, pre in ((2048, 4, False), (2048, 4, True), (1024, 2, False), (1024, 2, True),
+                                      (2048, 2, True), (4096, 8, True), (4096, 4, True)):
                 for has in (True, False):
                     c = {"N": 32768, "BLOCK": block // (size // 2), "PARTS": 32768 * 2 // size // block,
                          "SP": triton.next_power_of_2(32768 * 2 // size // block), "MASK_COLS": False,
-                         stats: has, "I64": False, "PDL": True}
+                         stats: has, "I64": False, "PDL": True, "PREFETCH": pre}
                     c["NX"] = (1 if has else 2) if fam == "rmsnorm" else (2 if has else 4)
                     r, s = regs(kr._bwd_parts, c, warps, elem)
-                    print("REGS", fam, "_bwd_parts", elem, c["BLOCK"], warps, stats, has, r, s, flush=True)
-            for block, warps in ((4096, 4), (8192, 8), (16384, 16)):
-                c = {"N": 32768, "BLOCK": block // (size // 2), "PARTS": 32768 * 2 // size // block,
-                     "SP": triton.next_power_of_2(32768 * 2 // size // block), "MASK_COLS": False,
-                     ("STORE_RSTD" if fam == "rmsnorm" else "STORE_STATS"): False, "I64": False, "PDL": True}
-                r, s = regs(kr._fwd_parts, c, warps, elem)
-                print("REGS", fam, "_fwd_parts", elem, c["BLOCK"], warps, r, s, flush=True)
+                    print("REGS", fam, "_bwd_parts", elem, c["BLOCK"], warps, "prefetch" if pre else "-", stats, has, r, s,
+                          flush=True)
 
 
 if __name__ == "__main__":

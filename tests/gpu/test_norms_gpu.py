@@ -199,14 +199,15 @@ def test_forward_matches_eager_baselines_closely():
         assert float((lo - lt).abs().max()) <= 2 ** -6 * float(lt.abs().max())
 
 
-# the parts backward's other layouts (bf16 columns a program, warps; float32 half the columns)
-PARTS_CFGS = [(2048, 4), (8192, 16)]
+# the parts backward's other layouts (bf16 columns a program, warps, the prefetch; float32 half the
+# columns)
+PARTS_CFGS = [(2048, 4, False), (1024, 2, True), (8192, 16, True)]
 
 
-def parts_config(n, block, warps):
+def parts_config(n, block, warps, prefetch=False):
     from site_builder.runner.families import import_module
 
-    return import_module("rmsnorm", "kr_parts").parts_config(n, block, warps)
+    return {**import_module("rmsnorm", "kr_parts").parts_config(n, block, warps), "PREFETCH": prefetch}
 
 
 # the long-row backward (no row in registers) and the split forward, with the configurations
@@ -232,7 +233,7 @@ def test_long_backward_vs_float64_deterministic_row_independent(family):
             # other parts layouts (masked where the block does not divide the row)
             assert kr.bwd_config(hidden, el)["kind"] == ("parts" if hidden > kr._BWD_REG_ROW else "rows")
             cfgs = LONG_CFGS if hidden in (16384, 32768) else LONG_CFGS[:2]
-            for cfg in cfgs + [parts_config(hidden, b // (el // 2), w) for b, w in PARTS_CFGS]:
+            for cfg in cfgs + [parts_config(hidden, b // (el // 2), w, pre) for b, w, pre in PARTS_CFGS]:
                 kr.OVERRIDE.pop(("bwd", hidden, el), None)
                 if cfg:
                     kr.OVERRIDE[("bwd", hidden, el)] = cfg
@@ -281,45 +282,6 @@ def test_parts_backward_without_statistics_and_under_cuda_graph():
                 assert all(torch.equal(a, out[n]) for a, n in zip(fn(*args), names))
             torch.cuda.synchronize()
             assert all(torch.equal(a, out[n]) for a, n in zip(captured, names))
-
-
-def test_parts_forward_vs_float64_row_independent_and_cuda_graph():
-    """The parts forward (a row across programs; a sweep candidate, or the rule where it is one):
-    against float64, bit-identical for a row alone, repeatable, with the statistics stored, and
-    under a CUDA graph."""
-    for family in ("rmsnorm", "layernorm"):
-        kr = KR[family]
-        try:
-            for rows, hidden, dtype, block, warps in ((300, 32768, "bfloat16", 8192, 8), (37, 40000, "float32", 4096, 8),
-                                                      (5, 9000, "float16", 4096, 4), (1, 32768, "bfloat16", 16384, 16)):
-                case = _case(family, "forward", rows, hidden, dtype)
-                inputs = PKG[family].family.make_inputs(case, 12, DEV)
-                el = inputs["x"].element_size()
-                kr.OVERRIDE[("fwd", hidden, el)] = parts_config(hidden, block, warps)
-                out = _run(family, case, inputs)
-                _check(family, case, out, PKG[family].family.reference(case, inputs))
-                assert torch.equal(_run(family, case, inputs)["y"], out["y"])
-                r = rows // 2
-                one = {k: (v[r:r + 1] if k == "x" else v) for k, v in inputs.items()}
-                assert torch.equal(_run(family, case, one)["y"][0], out["y"][r])
-                x, w = inputs["x"], inputs["weight"]
-                if family == "rmsnorm":
-                    y, rstd = kr.rmsnorm(x, w, float(case.params["eps"]), return_rstd=True)
-                    want = torch.rsqrt(x.double().pow(2).mean(-1) + float(case.params["eps"]))
-                    torch.testing.assert_close(rstd.double(), want, rtol=1e-4, atol=0)
-                else:
-                    y, mean, rstd = kr.layernorm(x, w, inputs["bias"], float(case.params["eps"]), return_stats=True)
-                    torch.testing.assert_close(mean.double(), x.double().mean(-1), rtol=0, atol=1e-4)
-                assert torch.equal(y, out["y"])
-                graph = torch.cuda.CUDAGraph()
-                with torch.cuda.graph(graph):
-                    yg = _run(family, case, inputs)["y"]
-                graph.replay()
-                torch.cuda.synchronize()
-                assert torch.equal(yg, out["y"])
-                kr.OVERRIDE.clear()
-        finally:
-            kr.OVERRIDE.clear()
 
 
 def test_split_forward_vs_float64_and_cuda_graph():

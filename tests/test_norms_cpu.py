@@ -39,6 +39,7 @@ if not _IN_SUBPROCESS:
     ln_ref = _mod("layernorm", "reference")
     rms_eager = _mod("rmsnorm", "eager")
     ln_eager = _mod("layernorm", "eager")
+    parts = _mod("rmsnorm", "kr_parts")
 
 
 def _case(pkg, kind, rows, hidden, dtype="float32"):
@@ -291,15 +292,17 @@ def test_rows_are_independent_of_the_batch():
 
 
 def test_long_rows_use_the_chunked_forward_and_the_long_backward():
-    """Rows beyond 32768: the chunked forward and the long backward (no row in registers),
-    against float64."""
+    """Rows beyond 32768: the chunked forward and, under the interpreter (whose programs run one
+    after another, so the parts backward's programs could never wait for each other), the long
+    backward in place of the parts rule, against float64."""
     g = torch.Generator().manual_seed(2)
     x = torch.randn(2, 32771, generator=g)
     dy = torch.randn(2, 32771, generator=g)
     w = torch.rand(32771, generator=g) + 0.5
     b = torch.randn(32771, generator=g)
     assert rms.fwd_config(32771, 4)["kind"] == "chunked"
-    assert rms.bwd_config(32771, 4)["kind"] == "long" and ln.bwd_config(32771, 2)["kind"] == "long"
+    assert rms.bwd_config(32771, 4)["kind"] == "parts" and ln.bwd_config(32771, 2)["kind"] == "parts"
+    assert not parts.possible(x.device, rms.bwd_config(32771, 4)["PARTS"])
     _close(rms.rmsnorm(x, w), _rms64(x, w)[0], 1e-5)
     _close(ln.layernorm(x, w, b), _ln64(x, w, b)[0], 1e-5)
     ref = rms_ref.reference(_case(rms_pkg, "backward", 2, 32771), {"dy": dy, "x": x, "weight": w})
@@ -348,8 +351,9 @@ def test_long_backward_vs_float64_deterministic_and_row_independent(override, ro
         elif hidden <= mod._BWD_REG_ROW:  # rmsnorm keeps 9000 in registers: its long rule, forced
             assert mod.bwd_config(hidden, 4)["kind"] == "rows"
             override(mod, ("bwd", hidden, 4), _long_rule(hidden, 4))
-        else:
-            assert mod.bwd_config(hidden, 4) == _long_rule(hidden, 4)
+        else:  # the parts rule, which the interpreter runs as the long kernel (long_config)
+            assert mod.bwd_config(hidden, 4)["kind"] == "parts"
+            assert mod.long_config(hidden, 4) == _long_rule(hidden, 4)
     g = torch.Generator().manual_seed(rows * 31 + hidden)
     x = torch.randn(rows, hidden, generator=g) + 0.25
     dy = torch.randn(rows, hidden, generator=g)
@@ -471,9 +475,9 @@ def test_bad_input_gets_a_clear_message():
 def test_launch_configuration_follows_rules_not_a_table():
     """Every (hidden, element size) gets a configuration from the size-class rules; tiles stay
     around 4096 (forward) / 2048 (backward) elements, warps a power of two <= 32; split rows
-    are exact power-of-two pieces; rows above _BWD_REG_ROW (rmsnorm 16384, layernorm 8192) take the
-    long backward (lab/norms/NOTES.md, "2026-12-02 sweep 2: what the rules take")."""
-    assert rms._BWD_REG_ROW == 16384 and ln._BWD_REG_ROW == 8192
+    are exact power-of-two pieces; rows above _BWD_REG_ROW (rmsnorm 12288, layernorm 8192) take the
+    parts backward, 4 kB of each input a program on 4 warps (lab/norms/NOTES.md, sweeps 2-4)."""
+    assert rms._BWD_REG_ROW == 12288 and ln._BWD_REG_ROW == 8192
     for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4544, 5120, 7168, 7500, 8192, 9000, 12345, 16384,
               32768, 40000):
         for es in (2, 4):
@@ -495,18 +499,23 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert not 4096 < n < 8192
                 elif f["kind"] == "rows":
                     assert not split_class
-                    # LayerNorm: 2 kB of a 2-byte tile per warp, 1 kB of float32; RMSNorm 1 kB
-                    per_warp = 2048 if (mod is ln and es == 2) else 1024
+                    # LayerNorm: 2 kB of a 2-byte tile per warp (1 kB for a lone row under 16 kB), 1 kB of
+                    # float32; RMSNorm 1 kB
+                    lone_short = f["ROWS"] == 1 and f["BLOCK"] * es < 16384
+                    per_warp = 2048 if (mod is ln and es == 2 and not lone_short) else 1024
                     want = max(1, min(32 if es == 4 else 16, f["ROWS"] * f["BLOCK"] * es // per_warp))
                     assert f["num_warps"] == 1 << (want.bit_length() - 1)
                     assert f["LATE_W"] is (mod is ln or f["BLOCK"] == 8192)
-                assert bcfg["kind"] == ("long" if n > mod._BWD_REG_ROW else "rows")
+                assert bcfg["kind"] == ("parts" if n > mod._BWD_REG_ROW else "rows")
                 if bcfg["kind"] == "rows":
                     assert bcfg["ROWS"] * bcfg["BLOCK"] <= max(2048, bcfg["BLOCK"])
                     assert mod.bwd_programs(10**6, bcfg, 132) <= 132 * 4
                     assert mod.bwd_programs(1, bcfg, 132) == 1
                 else:
-                    assert bcfg["BLOCK"] * es == 16384 and bcfg["num_warps"] * 32 * 16 == bcfg["BLOCK"] * es
+                    assert bcfg["BLOCK"] * es == 4096 and bcfg["num_warps"] == 4
+                    assert bcfg["PARTS"] == -(-n // bcfg["BLOCK"]) and bcfg["MASK_COLS"] == (n % bcfg["BLOCK"] != 0)
+                    lc = mod.long_config(n, es)
+                    assert lc["BLOCK"] * es == 16384 and lc["num_warps"] * 32 * 16 == lc["BLOCK"] * es
                     c = mod.long_ctas(n, es, 132)
                     assert c in (1, 2, 4)
                     assert c == 1 or 132 * c * n * (4 + 2 * es) <= 24 * 2**20

@@ -826,6 +826,7 @@ class _Null:
 _FAST: dict = {}
 _FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
 _raw_stream = None
+_get_device = None  # torch._C._cuda_getDevice once the lean path is filled (no lazy-init check)
 
 
 def layernorm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5,
@@ -843,7 +844,7 @@ def layernorm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: fl
                 and bias.dtype is weight.dtype and weight.get_device() == x.get_device() \
                 and bias.get_device() == x.get_device() \
                 and ((x.data_ptr() | weight.data_ptr() | bias.data_ptr()) & 15) == 0 \
-                and torch.cuda.current_device() == x.get_device():
+                and _get_device() == x.get_device():
             ck, rpp, tail, ydt = entry
             y = torch.empty_like(x) if ydt is x.dtype else torch.empty_like(x, dtype=ydt)
             n_rows = x.numel() // n
@@ -897,7 +898,7 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
 
 
 def _remember_fast(ck, cfg, pdl, x2, w, b, y2, n_rows, eps, ydt):
-    global _raw_stream
+    global _raw_stream, _get_device
     if not _FAST_ENABLED or _INTERPRET or ck is None or x2.device.type != "cuda":
         return
     n = x2.shape[1]
@@ -909,6 +910,7 @@ def _remember_fast(ck, cfg, pdl, x2, w, b, y2, n_rows, eps, ydt):
         if torch.cuda.is_current_stream_capturing():
             return
         _raw_stream = torch._C._cuda_getCurrentRawStream
+        _get_device = torch._C._cuda_getDevice
         tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl, bool(cfg.get("LATE_W", True)))
         y_b = torch.empty_like(y2)
         yp = y_b.data_ptr()

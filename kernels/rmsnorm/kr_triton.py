@@ -748,6 +748,7 @@ class _Null:
 _FAST: dict = {}
 _FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
 _raw_stream = None
+_get_device = None  # torch._C._cuda_getDevice once the lean path is filled (no lazy-init check)
 
 
 def rmsnorm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6, return_rstd: bool = False):
@@ -761,7 +762,7 @@ def rmsnorm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6, return_rst
             entry = None
         if entry and x.is_contiguous() and weight.is_contiguous() and x.numel() <= _INT32_MAX \
                 and weight.shape == (n,) and weight.get_device() == x.get_device() \
-                and ((x.data_ptr() | weight.data_ptr()) & 15) == 0 and torch.cuda.current_device() == x.get_device():
+                and ((x.data_ptr() | weight.data_ptr()) & 15) == 0 and _get_device() == x.get_device():
             ck, rpp, tail, ydt = entry
             y = torch.empty_like(x) if ydt is x.dtype else torch.empty_like(x, dtype=ydt)
             n_rows = x.numel() // n
@@ -810,7 +811,7 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
 
 
 def _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, eps, ydt):
-    global _raw_stream
+    global _raw_stream, _get_device
     if not _FAST_ENABLED or _INTERPRET or ck is None or x2.device.type != "cuda":
         return
     n = x2.shape[1]
@@ -821,6 +822,7 @@ def _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, eps, ydt):
         if torch.cuda.is_current_stream_capturing():
             return
         _raw_stream = torch._C._cuda_getCurrentRawStream
+        _get_device = torch._C._cuda_getDevice
         tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl, bool(cfg.get("LATE_W", False)))
         y_b = torch.empty_like(y2)
         ck.run(triton.cdiv(n_rows, cfg["ROWS"]), 1, 1, _raw_stream(x2.get_device()), ck.function,

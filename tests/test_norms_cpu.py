@@ -476,10 +476,11 @@ def test_launch_configuration_follows_rules_not_a_table():
     """Every (hidden, element size) gets a configuration from the size-class rules; tiles stay
     around 4096 (forward) / 2048 (backward) elements, warps a power of two <= 32; split rows
     are exact power-of-two pieces; rows above _BWD_REG_ROW (rmsnorm 12288, layernorm 8192) take the
-    parts backward, 4 kB of each input a program on 4 warps (lab/norms/NOTES.md, sweeps 2-4)."""
-    assert rms._BWD_REG_ROW == 12288 and ln._BWD_REG_ROW == 8192
+    parts backward, 4 kB of each input a program on 4 warps; forward rows from 16384 to 32768 the
+    chunked kernel (lab/norms/NOTES.md, sweeps 2-5)."""
+    assert rms._BWD_REG_ROW == 12288 and ln._BWD_REG_ROW == 12288
     for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4544, 5120, 7168, 7500, 8192, 9000, 12345, 16384,
-              32768, 40000):
+              20000, 32768, 40000):
         for es in (2, 4):
             for mod in (rms, ln):
                 f = mod.fwd_config(n, es)
@@ -487,8 +488,14 @@ def test_launch_configuration_follows_rules_not_a_table():
                 assert 1 <= f["num_warps"] <= 32 and f["num_warps"] & (f["num_warps"] - 1) == 0
                 split_class = n >= 512 and n & (n - 1) and ((1 << (n - 1).bit_length()) - n) * 8 > n
                 if f["kind"] == "chunked":
-                    assert n > 32768 or (4096 < n < 8192 and split_class)
-                    assert f["BLOCK"] * es == (4096 if n < 8192 else 16384) and f["num_warps"] == (8 if n < 8192 else 16)
+                    assert n > 16384 or (4096 < n < 8192 and split_class)
+                    if n > 32768 or n < 8192:
+                        assert f["BLOCK"] * es == (4096 if n < 8192 else 16384)
+                        assert f["num_warps"] == (8 if n < 8192 else 16)
+                    elif mod is rms:  # the whole row one chunk (sweep 5)
+                        assert f["BLOCK"] == 1 << (n - 1).bit_length() and f["num_warps"] == 32
+                    else:  # LayerNorm: 32 kB chunks
+                        assert f["BLOCK"] * es == 32768 and f["num_warps"] == 16
                 else:
                     assert f["BLOCK"] >= n and f["BLOCK"] & (f["BLOCK"] - 1) == 0
                     assert f["ROWS"] * f["BLOCK"] <= max(4096, f["BLOCK"])

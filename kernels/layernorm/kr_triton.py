@@ -533,6 +533,10 @@ _CHUNK_BETWEEN = (4096, 8192)
 #: bytes of a 2-byte "rows" tile per warp (four 16-byte vectors a thread): lab/norms/NOTES.md,
 #: "2026-12-02 sweep 2: what the rules take" (float32: 1024)
 _WARP_BYTES_2B = 2048
+#: rows longer than this (up to _MAX_REG_ROW) take `_fwd_chunked` in 32 kB chunks on 16 warps:
+#: sweep 5 (H200, 2026-12-04), 2048 x 32768 bf16: 78.69 us against 85.08 for the row held in
+#: `_fwd`, torch.compile 92.13; the whole row one chunk on 32 warps 89.74
+_THREE_PASS_FROM = 16384
 
 
 def fwd_config(n: int, elsize: int) -> dict:
@@ -548,6 +552,9 @@ def fwd_config(n: int, elsize: int) -> dict:
     at 4 warps 0.985x the 8); float32 keeps 1 kB per warp (4096: 8 warps 1.015x the 16)."""
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
+    if n > _THREE_PASS_FROM:
+        # the chunked loop with 32 kB chunks: the row is not held across the two reductions
+        return {"kind": "chunked", "BLOCK": 32768 // elsize, "num_warps": 16}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 4096 // block))
     # 16 warps at most for 2-byte types (wider CTAs only cut the programs resident per SM),
@@ -575,8 +582,9 @@ def fwd_config(n: int, elsize: int) -> dict:
 #: the longest row the backward keeps whole in registers (x, dy, dx and two float32
 #: accumulators); longer rows go to `_bwd_parts` (the row across programs). Sweep 3 (H200,
 #: 2026-12-04, bf16): at 8192 (4096 rows) the register kernel 63.58 us, parts 98.3; at 16384
-#: (2048 rows) parts 102.4, the long kernel 138.8; at 32768 parts 199.4, long 384.4
-_BWD_REG_ROW = 8192
+#: (2048 rows) parts 102.4, the long kernel 138.8; at 32768 parts 199.4, long 384.4. Sweep 5:
+#: at 12288 (4096 rows) the register kernel (a masked block of 16384, 32 warps) 111.5, parts 150.9
+_BWD_REG_ROW = 12288
 #: bytes of L2 the long backward may keep per wave (two partial rows of 4 bytes a column and
 #: the re-read row of x and dy, per program)
 _LONG_L2 = 24 * 1024 * 1024

@@ -456,6 +456,10 @@ _SPLIT_WASTE = 8
 _CHUNK_BETWEEN = (4096, 8192)
 #: blocks from _LATE_W_FROM up to (not including) _LATE_W_BELOW load the weight after the
 #: reduction: 8192 measured (sweep 2), 16384 not (early, as in run 2, where it held), 32768 early
+#: rows longer than this (up to _MAX_REG_ROW) take `_fwd_chunked` with the whole row as its one
+#: chunk, on 32 warps: sweep 5 (H200, 2026-12-04), 2048 x 32768 bf16: 66.91 us against 69.68 for
+#: the row held in `_fwd` (16 warps) and 69.23 on 32, torch.compile 68.00; half-row chunks 71.67
+_TWO_PASS_FROM = 16384
 _LATE_W_FROM = 8192
 _LATE_W_BELOW = 16384
 
@@ -475,6 +479,10 @@ def fwd_config(n: int, elsize: int) -> dict:
     16384 is not measured and keeps run 2's early load)."""
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
+    if n > _TWO_PASS_FROM:
+        # the two-pass loop with the whole row one chunk: the row is not held across the
+        # reduction (the second pass reads it again, from L1/L2), fewer registers than `_fwd`
+        return {"kind": "chunked", "BLOCK": triton.next_power_of_2(n), "num_warps": 32}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 4096 // block))
     # 16 warps at most for 2-byte types (wider CTAs only cut the programs resident per SM),

@@ -2,6 +2,7 @@
 the rmsnorm and layernorm runs, in several processes at once, before the runner times anything:
 
     python3 lab/norms/prewarm.py SHARD SHARDS
+    KR_PREWARM_RANDOM=12:1217 python3 lab/norms/prewarm.py SHARD SHARDS   # and the random report's shapes
 
 Each process takes every SHARDS-th workload of the two families and makes each implementation's
 first call on one input set, exactly as the runner's worker does (load_family, Case.from_record,
@@ -20,6 +21,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICE = os.environ.get("KR_PREWARM_DEVICE", "cuda")  # cpu: a dry run of this script
+#: "N:SEED": also the random-shape report's cases (lab/random_shapes/device_report.sh)
+RANDOM = os.environ.get("KR_PREWARM_RANDOM", "")
 sys.path.insert(0, str(ROOT))
 
 
@@ -35,6 +38,15 @@ def main(shard: int, shards: int) -> int:
         rec = Family.model_validate(yaml.safe_load((ROOT / "records" / "families" / f"{fid}.yaml").read_text()))
         plugin = load_family(KERNELS_ROOT, fid)
         todo += [(plugin, Case.from_record(rec, w)) for w in rec.workloads]
+        if RANDOM:  # the random-shape report's cases, built as `kernel-records bench --random N --seed S` does
+            from site_builder.runner.bench import plan_groups
+
+            n, seed = (int(v) for v in RANDOM.split(":"))
+            shapes = [(f"random-{seed}", s.to_json()) for s in plugin.sample_shapes(n, seed)]
+            for g in plan_groups(rec, [], shapes):
+                if g["ids"]:
+                    by_id = {w.id: w for w in g["family"].workloads}
+                    todo += [(plugin, Case.from_record(g["family"], by_id[i])) for i in g["ids"]]
     failures = 0
     for i, (plugin, case) in enumerate(todo):
         if i % shards != shard:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issues 16 and 17's random-shape reports in one device call: `kernel-records bench --random N
+# Issues 15, 16 and 17's random-shape reports in one device call: `kernel-records bench --random N
 # --seed REPORT_SEED` on each family named (every registered implementation, the runner's
 # protocol, correctness against the float64 reference first), from the families' `sample_shapes`
 # hooks (kernels/<family>/shapes.py, on site_builder/runner/shapes.py).
@@ -25,7 +25,8 @@ N=${N:-12}
 BUDGET=${BUDGET:-300}
 FAMILIES=${*:-softmax}
 declare -A BASELINE=([softmax]=softmax-eager [cross-entropy]=ce-eager [swiglu]=swiglu-eager
-                     [swiglu-fused]=swiglu-eager [rope]=rope-eager)
+                     [swiglu-fused]=swiglu-eager [rope]=rope-eager [rmsnorm]=rmsnorm-eager
+                     [layernorm]=layernorm-eager)
 
 if [ "${DRY:-0}" = 1 ]; then
   export TRITON_INTERPRET=1 KR_BENCH_MAX_ELEMENTS=${KR_BENCH_MAX_ELEMENTS:-65536}  # tiny draws
@@ -40,7 +41,8 @@ else
   if [ ! -d /tmp/site/liger_kernel ] && ls .whl/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
   fi
-  export PYTHONPATH=/tmp/site:$PWD
+  # QuACK's CuTe DSL too, where lab/gemm/device.sh installed it on this warm machine
+  export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PWD
   python3 -c "import torch, triton; print(torch.__version__, triton.__version__, torch.cuda.get_device_name())"
   nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
 fi

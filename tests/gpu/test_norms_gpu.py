@@ -36,8 +36,9 @@ if not _IN_SUBPROCESS:
 
 DEV = "cuda"
 DTYPES = ["float32", "bfloat16", "float16"]
-# odd, prime, QK-norm, masked, model sizes
-SIZES = [(1, 4096), (0, 128), (7, 97), (131, 128), (33, 1021), (257, 4099), (64, 5120), (3, 16384)]
+# odd, prime, QK-norm, masked, model sizes; 20000 and 32768: the forward's chunked rule, the parts backward
+SIZES = [(1, 4096), (0, 128), (7, 97), (131, 128), (33, 1021), (257, 4099), (64, 5120), (3, 16384),
+         (9, 20000), (2, 32768)]
 
 
 def _case(family, kind, rows, hidden, dtype):

@@ -34,11 +34,14 @@ def _fit_parts(cfg, n):
     return cfg
 
 
-def items(kr: dict) -> list[dict]:
-    def it(family, workloads, key, cands):
-        return {"family": family, "workloads": workloads, "key": key,
-                "cands": {k: _fit_parts(v, key[1]) for k, v in cands.items()}}
+def it(family, workloads, key, cands):
+    """One sweep item: the workloads of one (kind, hidden, element size) key and its candidates,
+    the parts ones fitted to the key's hidden size."""
+    return {"family": family, "workloads": workloads, "key": key,
+            "cands": {k: _fit_parts(v, key[1]) for k, v in cands.items()}}
 
+
+def items(kr: dict) -> list[dict]:
     long_bf16 = _long(8192, 32)  # the long rule before sweep 3
     return [
         it("rmsnorm", ["bwd-r2048-h32768-bf16"], ("bwd", 32768, 2),

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sweep2  # noqa: E402
 from sweep2 import _rows  # noqa: E402
-from sweep3 import _fit_parts, _parts  # noqa: E402
+from sweep3 import _parts, it  # noqa: E402
 
 
 def _pre(block, warps):
@@ -25,10 +25,6 @@ def _pre(block, warps):
 
 
 def items(kr: dict) -> list[dict]:
-    def it(family, workloads, key, cands):
-        return {"family": family, "workloads": workloads, "key": key,
-                "cands": {k: _fit_parts(v, key[1]) for k, v in cands.items()}}
-
     bwd_parts = {"pre-2048-w4": _pre(2048, 4), "parts-1024-w2": _parts(1024, 2), "pre-1024-w2": _pre(1024, 2),
                  "pre-4096-w8": _pre(4096, 8)}
     return [

@@ -22,15 +22,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sweep2  # noqa: E402
 from sweep2 import _chunked, _rows  # noqa: E402
-from sweep3 import _fit_parts, _parts  # noqa: E402
+from sweep3 import _parts, it  # noqa: E402
 from sweep4 import _pre  # noqa: E402
 
 
 def items(kr: dict) -> list[dict]:
-    def it(family, workloads, key, cands):
-        return {"family": family, "workloads": workloads, "key": key,
-                "cands": {k: _fit_parts(v, key[1]) for k, v in cands.items()}}
-
     return [
         it("layernorm", ["r4096-h4096-bf16", "r1-h4096-bf16"], ("fwd", 4096, 2),
            {"rule": None, "rows-r2-w8": _rows(4096, 2, 8, False), "rows-r2-w16": _rows(4096, 2, 16, False),

@@ -17,11 +17,12 @@ from site_builder.runner.family import Close, test_cases  # noqa: E402
 from site_builder.records.schema import Family  # noqa: E402
 
 FAMILIES = {
-    "rmsnorm": ["torch-f-rms-norm", "liger-rms-norm", "kr-triton-rmsnorm", "quack-rmsnorm", "rmsnorm-torch-compile",
-                "rmsnorm-eager"],
+    "rmsnorm": ["torch-f-rms-norm", "liger-rms-norm", "kr-triton-rmsnorm", "quack-rmsnorm", "flashinfer-rmsnorm",
+                "rmsnorm-torch-compile", "rmsnorm-eager"],
     "layernorm": ["torch-f-layer-norm", "liger-layer-norm", "kr-triton-layernorm", "quack-layernorm",
-                  "layernorm-torch-compile", "layernorm-eager"],
+                  "flashinfer-layernorm", "layernorm-torch-compile", "layernorm-eager"],
 }
+FORWARD_ONLY = {"flashinfer-rmsnorm", "flashinfer-layernorm"}  # an inference library: no backward
 CPU_IMPLS = {"rmsnorm": ["rmsnorm-eager", "torch-f-rms-norm"], "layernorm": ["layernorm-eager", "torch-f-layer-norm"]}
 
 # a family record as a test writes it: the committed semantics, workloads of the test's own
@@ -58,7 +59,9 @@ def test_registry_and_interface(family_id):
     assert plugin.implementations() == FAMILIES[family_id]
     assert plugin.baseline() == FAMILIES[family_id][-1]
     for impl in plugin.registry.items.values():
-        assert set(impl.kinds) == {"forward", "backward"}, impl.id
+        assert set(impl.kinds) == ({"forward"} if impl.id in FORWARD_ONLY else {"forward", "backward"}), impl.id
+        if impl.id in FORWARD_ONLY:
+            assert "computes the forward kind, not backward" in impl.declines("backward")
 
 
 @pytest.mark.parametrize("family_id", sorted(FAMILIES))

@@ -58,7 +58,8 @@ def test_loaded_under_a_private_name_never_as_kernels():
 
 def test_registry_names_every_implementation_once_with_one_baseline():
     ids = fam.registry.ids()
-    assert ids == ["transformers", "torch-rms-norm", "liger-fused", "quack", "kr-triton", "torch-compile"]
+    assert ids == ["transformers", "torch-rms-norm", "liger-fused", "quack", "flashinfer-fused-add-rmsnorm", "kr-triton",
+                   "torch-compile"]
     assert [i for i in ids if fam.registry[i].baseline] == ["transformers"]
     assert [p.name for p in fam.registry["kr-triton"].sources] == [
         "impl_kr_triton.py", "kr_triton.py", "kr_triton_kernels.py", "kr_triton_config.py", "kr_triton_tuned.json"]

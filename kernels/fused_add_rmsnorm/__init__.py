@@ -67,6 +67,7 @@ if engine_present():
     from . import impl_torch_rms_norm  # noqa: E402,F401
     from . import impl_liger  # noqa: E402,F401
     from . import impl_quack  # noqa: E402,F401
+    from . import impl_flashinfer  # noqa: E402,F401  (not-installed where FlashInfer is missing)
     from . import impl_kr_triton  # noqa: E402,F401
     from . import impl_torch_compile  # noqa: E402,F401
 

@@ -475,7 +475,7 @@ def test_bad_input_gets_a_clear_message():
 def test_launch_configuration_follows_rules_not_a_table():
     """Every (hidden, element size) gets a configuration from the size-class rules; tiles stay
     around 4096 (forward) / 2048 (backward) elements, warps a power of two <= 32; split rows
-    are exact power-of-two pieces; rows above _BWD_REG_ROW (rmsnorm 12288, layernorm 8192) take the
+    are exact power-of-two pieces; rows above _BWD_REG_ROW (12288 in both families) take the
     parts backward, 4 kB of each input a program on 4 warps; forward rows from 16384 to 32768 the
     chunked kernel (lab/norms/NOTES.md, sweeps 2-5)."""
     assert rms._BWD_REG_ROW == 12288 and ln._BWD_REG_ROW == 12288

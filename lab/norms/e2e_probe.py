@@ -100,8 +100,9 @@ def main() -> int:
             samples = m.wall_time_interleaved(groups, dev, args.rounds, args.block)
             x = fam.make_inputs(case, SEED, dev)["x"]
             pieces = {"empty_like": lambda: torch.empty_like(x), "current_device": torch.cuda.current_device,
-                      "get_device": x.get_device, "ours (no sync)": ours[0] if ours else (lambda: None),
-                      "sync alone": torch.cuda.synchronize}
+                      "get_device": x.get_device, "sync alone": torch.cuda.synchronize}
+            # every implementation's call alone (no synchronize): the host side of each
+            pieces.update({f"{k} (no sync)": v[0] for k, v in groups.items() if v})
             host = {k: host_us(f) for k, f in pieces.items()}
         for k, v in samples.items():
             print(f"{fid} {wid} {k}: median {statistics.median(v):.2f} p20 {q(v, .2):.2f} p80 {q(v, .8):.2f} us",

@@ -426,16 +426,22 @@ def test_long_backward_refusals_are_clear(override):
 
 
 @pytest.mark.parametrize("rows,hidden,kind", [(3, 5120, "chunked"), (2, 7168, "chunked"), (5, 768, "split"),
-                                              (3, 9000, "split"), (4, 4097, "chunked"), (70, 600, "split"),
-                                              (3, 3072, "split")])
+                                              (3, 9000, "masked"), (4, 4097, "chunked"), (70, 600, "masked"),
+                                              (3, 3072, "split"), (14, 2496, "masked"), (9, 1252, "masked")])
 def test_non_power_of_two_forward_vs_float64_and_row_independent(override, rows, hidden, kind):
     """Rows that are not a power of two, whose masked block would waste more than an eighth:
-    held as power-of-two pieces (kind "split"), or between 4096 and 8192 the chunked loop; the
-    result matches float64, the masked-block kernel to rounding, and a row alone bit for bit."""
-    assert rms.fwd_config(hidden, 4)["kind"] == kind and ln.fwd_config(hidden, 2)["kind"] == kind
+    held as two power-of-two pieces where they are two (kind "split"), as the masked block
+    where a third, masked piece would be needed (sweeps 6-7), between 4096 and 8192 the chunked
+    loop; the result matches float64, the masked-block kernel to rounding, and a row alone bit
+    for bit."""
+    for cfg in (rms.fwd_config(hidden, 4), ln.fwd_config(hidden, 2), rms.fwd_config(hidden, 2)):
+        if kind == "masked":
+            assert cfg["kind"] == "rows" and cfg["MASK_COLS"]
+        else:
+            assert cfg["kind"] == kind
     if kind == "split":
         b1, b2, b3 = rms.split_pieces(hidden)
-        assert b1 + b2 <= hidden <= b1 + b2 + b3 and all(v & (v - 1) == 0 for v in (b1, b2, b3))
+        assert b1 + b2 == hidden and b3 == 0 and all(v & (v - 1) == 0 for v in (b1, b2))
     g = torch.Generator().manual_seed(rows + hidden)
     x = torch.randn(rows, hidden, generator=g) + 1.0
     w = torch.rand(hidden, generator=g) + 0.5
@@ -501,21 +507,26 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert f["ROWS"] * f["BLOCK"] <= max(4096, f["BLOCK"])
                 if f["kind"] == "split":
                     assert (f["B1"], f["B2"], f["B3"]) == mod.split_pieces(n)
-                    assert f["B1"] + f["B2"] <= n <= f["B1"] + f["B2"] + f["B3"]
+                    assert f["B1"] + f["B2"] == n and f["B3"] == 0 and not f["MASK_COLS"]
                     assert n >= 512 and (f["BLOCK"] - n) * 8 > n
                     assert not 4096 < n < 8192
                 elif f["kind"] == "rows":
-                    assert not split_class
+                    assert not split_class or mod.split_pieces(n)[2] != 0  # a third piece: masked block
                     # LayerNorm: 2 kB of a 2-byte tile per warp (1 kB for a lone row under 16 kB), 1 kB of
-                    # float32; RMSNorm 1 kB
+                    # float32; RMSNorm 1 kB; counted over the real row in the split class
                     lone_short = f["ROWS"] == 1 and f["BLOCK"] * es < 16384
                     per_warp = 2048 if (mod is ln and es == 2 and not lone_short) else 1024
-                    want = max(1, min(32 if es == 4 else 16, f["ROWS"] * f["BLOCK"] * es // per_warp))
+                    real = n if split_class else f["BLOCK"]
+                    want = max(1, min(32 if es == 4 else 16, f["ROWS"] * real * es // per_warp))
                     assert f["num_warps"] == 1 << (want.bit_length() - 1)
-                    assert f["LATE_W"] is (mod is ln or f["BLOCK"] == 8192)
+                    assert f["LATE_W"] is (mod is ln or (f["BLOCK"] in (4096, 8192) and not split_class))
                 assert bcfg["kind"] == ("parts" if n > mod._BWD_REG_ROW else "rows")
                 if bcfg["kind"] == "rows":
-                    assert bcfg["ROWS"] * bcfg["BLOCK"] <= max(2048, bcfg["BLOCK"])
+                    # one row a tile from 512 columns, 512-element tiles at 256, 1024 below (sweeps 6-7)
+                    tile = bcfg["BLOCK"] if bcfg["BLOCK"] >= 512 else (512 if bcfg["BLOCK"] >= 256 else 1024)
+                    tile = min(tile, 64 * bcfg["BLOCK"])  # at most 64 rows a tile
+                    assert bcfg["ROWS"] * bcfg["BLOCK"] == tile
+                    assert bcfg["num_warps"] == max(2, min(32, tile // 256))
                     assert mod.bwd_programs(10**6, bcfg, 132) <= 132 * 4
                     assert mod.bwd_programs(1, bcfg, 132) == 1
                 else:
@@ -552,7 +563,7 @@ def test_late_weight_loads_change_no_bit(override, rows, hidden):
     b = torch.randn(hidden, generator=g)
     for mod, call in ((rms, lambda: rms.rmsnorm(x, w)), (ln, lambda: ln.layernorm(x, w, b))):
         rule = mod.fwd_config(hidden, 4)
-        assert rule["kind"] == "rows" and rule["LATE_W"] is (mod is ln or hidden == 8192)
+        assert rule["kind"] == "rows" and rule["LATE_W"] is (mod is ln or hidden in (4096, 8192))
         outs = []
         for late in (False, True):
             override(mod, ("fwd", hidden, 4), {**rule, "LATE_W": late})

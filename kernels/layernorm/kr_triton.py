@@ -20,13 +20,16 @@ recompute them from x in the kernel.
 Kernels (the same scheme as kernels/rmsnorm/kr_triton.py):
 
 * `_fwd`: ROWS rows per program, each row whole in registers (one pass over memory).
-* `_fwd_split`: rows that are not a power of two (768, 3072, 9000, ...): the row in registers
-  as up to three power-of-two pieces (512 + 256; 2048 + 1024), only the last one masked.
+* `_fwd_split`: rows that are two powers of two (768 = 512 + 256, 3072 = 2048 + 1024): the
+  row in registers as those two pieces. Rows that would need a masked third piece (2496, 1252,
+  9000) take the masked block (sweeps 6-7).
 * `_fwd_chunked`: rows longer than _MAX_REG_ROW, and the split-class rows between 4096 and
   8192 (5120, 7168; kernels/rmsnorm's rule, not measured here): one program per row, three loops over
   column chunks (sum, centred sum of squares, output), re-reading the row mostly from L2.
-* `_bwd_long`: rows longer than _BWD_REG_ROW (8192), as kernels/rmsnorm's: chunks, never a
-  whole row in registers; partial rows of dy * xhat and dy read-modify-written per program.
+* `_bwd_parts`: rows longer than _BWD_REG_ROW (12288), as kernels/rmsnorm's: the row across
+  the programs of a group, which exchange partial sums through L2 (kernels/rmsnorm/kr_parts.py).
+* `_bwd_long`: where the parts kernel cannot run (the interpreter): chunks, never a whole row
+  in registers; partial rows of dy * xhat and dy read-modify-written per program.
 * `_bwd`: a persistent grid of P programs (SMs x the programs that fit on one SM, as in
   kernels/rmsnorm/kr_triton.py); program p takes a contiguous range of rows, ROWS at a time,
   prefetches the next tile of x and dy, writes dx and accumulates dy * xhat and dy in two
@@ -524,7 +527,11 @@ def split_pieces(n: int) -> tuple[int, int, int]:
 
 
 #: rows of at least this many elements that are not a power of two, whose masked
-#: power-of-two block would waste more than 1/_SPLIT_WASTE of the row, go to `_fwd_split`
+#: power-of-two block would waste more than 1/_SPLIT_WASTE of the row, are of the split class:
+#: `_fwd_split` where the row is two powers of two, else the masked block with warps from its
+#: real bytes. Sweeps 6-7 (H200, 2026-12-04): 2496 bf16, the masked block on 4 warps 10.70 us
+#: against the three-piece split's 18.57 (4096 rows), 2.35 against 4.04 (14 rows); 1252 fp16
+#: (24887 rows), 2 rows on 2 warps 40.43 against 54.77
 _SPLIT_MIN = 512
 _SPLIT_WASTE = 8
 #: split-class rows strictly between these sizes take the chunked loop instead (as
@@ -565,8 +572,14 @@ def fwd_config(n: int, elsize: int) -> dict:
             return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8}
         b1, b2, b3 = split_pieces(n)
         warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
-        return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
-                "MASK_COLS": b3 != 0 and b1 + b2 + b3 != n, "num_warps": warps}
+        if b3 == 0:
+            return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
+                    "MASK_COLS": False, "num_warps": warps}
+        # the masked block, warps from the real bytes at this rule's bytes a warp
+        per_warp = _WARP_BYTES_2B if elsize == 2 and (rows > 1 or rows * block * elsize >= 16384) else 1024
+        warps = max(1, min(cap, _pow2_floor(rows * n * elsize // per_warp)))
+        return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": True, "num_warps": warps,
+                "LATE_W": True}
     tile_bytes = rows * block * elsize
     # 2 kB a warp for 2-byte tiles of several rows or of 16 kB and more; 1 kB for a lone shorter
     # row, which at decode sizes needs the parallelism (sweep 3, 4096 bf16: one row 2.04 us on
@@ -585,22 +598,27 @@ def fwd_config(n: int, elsize: int) -> dict:
 #: (2048 rows) parts 102.4, the long kernel 138.8; at 32768 parts 199.4, long 384.4. Sweep 5:
 #: at 12288 (4096 rows) the register kernel (a masked block of 16384, 32 warps) 111.5, parts 150.9
 _BWD_REG_ROW = 12288
+#: elements of the backward's register tile for short rows, as kernels/rmsnorm's (its comment
+#: has the measurements). Sweep 7 (H200, 2026-12-04) here: 768 bf16 (4096 rows), one row on 4
+#: warps 11.46 us against the 2048 tile's 18.50; 1024 bf16 (32768 rows) 60.04 against 69.97;
+#: 256 fp16 (6560 rows) 2 rows on 2 warps 10.39 against 20.27
+_BWD_TILE = 512
 #: bytes of L2 the long backward may keep per wave (two partial rows of 4 bytes a column and
 #: the re-read row of x and dy, per program)
 _LONG_L2 = 24 * 1024 * 1024
 
 
 def bwd_config(n: int, elsize: int) -> dict:
-    """Backward: tiles of about 2048 elements (dy, x, dx and two float32 accumulators live
-    together), 8 float32 elements per thread of each, at most 32 warps; CTAS programs per SM.
-    Rows longer than _BWD_REG_ROW: kind "long" (`_bwd_long`), chunks of 16 kB of each input
-    over 32 warps (one 16-byte vector per thread of each, 32 kB in flight per program);
-    programs per SM from `long_ctas`, at most 64 warps per SM."""
+    """Backward: tiles of one row from 512 columns up, of 512 elements for rows of 256 and 512
+    columns and of 1024 for shorter rows (_BWD_TILE, kernels/rmsnorm's rule; dy, x, dx and two
+    float32 accumulators live together), 8 float32 elements per thread of each, at least 2 and
+    at most 32 warps; CTAS programs per SM. Rows longer than _BWD_REG_ROW: kind "parts"
+    (`_bwd_parts`, the row across programs of 4 kB of each input on 4 warps)."""
     if n > _BWD_REG_ROW:
         return parts_config(n, _BWD_PART_BYTES // elsize, _BWD_PART_WARPS)
     block = triton.next_power_of_2(n)
-    rows = max(1, min(64, 2048 // block))
-    warps = max(1, min(32, _pow2_floor(rows * block // 256)))
+    rows = max(1, min(64, (_BWD_TILE if block >= 256 else 2 * _BWD_TILE) // block))
+    warps = max(2, min(32, _pow2_floor(rows * block // 256)))
     ctas = max(1, min(4, 32 // warps))
     return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
             "CTAS": ctas}

@@ -19,14 +19,17 @@ Kernels:
 
 * `_fwd`: ROWS rows per program, each row whole in registers (one pass over memory); the
   tile is [ROWS, next_pow2(hidden)], masked where hidden is not a power of two.
-* `_fwd_split`: rows that are not a power of two (768, 3072, 9000, ...): the row in registers
-  as up to three power-of-two pieces (512 + 256; 2048 + 1024), only the last one masked,
-  instead of a masked power-of-two block.
+* `_fwd_split`: rows that are two powers of two (768 = 512 + 256, 3072 = 2048 + 1024): the
+  row in registers as those two pieces instead of a masked power-of-two block. Rows that would
+  need a masked third piece (2496, 1252, 9000) take the masked block (sweeps 6-7).
 * `_fwd_chunked`: rows longer than _MAX_REG_ROW, and the split-class rows between 4096 and
   8192 (5120, 7168): one program per row, two loops over column chunks (the second re-reads
   the row, mostly from L2).
-* `_bwd_long`: rows longer than _BWD_REG_ROW (16384): never a whole row in registers; a
-  persistent grid, per row a loop over chunks for sum(g * xhat), then a second loop (the row
+* `_bwd_parts`: rows longer than _BWD_REG_ROW (12288): the row across PARTS programs of one
+  group (4 kB of each input a program), which exchange their partial sums through L2
+  (kr_parts.py); persistent, dweight's partial column sums in registers; `_reduce` as below.
+* `_bwd_long`: where the parts kernel cannot run (the interpreter, whose programs run one
+  after another): per row a loop over chunks for sum(g * xhat), then a second loop (the row
   again, from L2) writing dx and adding dy * xhat to the program's own float32 partial row
   (read-modify-write of a row only it touches: deterministic); `_reduce` as below.
 * `_bwd`: a persistent grid of P programs, P = SMs x the programs that fit on one SM at once
@@ -446,21 +449,27 @@ def split_pieces(n: int) -> tuple[int, int, int]:
     return b1, b2, b3
 
 
-#: a row of at least this many elements that is not a power of two goes to `_fwd_split` when a
-#: masked power-of-two block would waste more than 1/_SPLIT_WASTE of it
+#: a row of at least this many elements that is not a power of two is of the split class when a
+#: masked power-of-two block would waste more than 1/_SPLIT_WASTE of it: `_fwd_split` where it
+#: is two powers of two, else the masked block with warps from its real bytes. Sweeps 6-7 (H200,
+#: 2026-12-04): a masked third piece lost to the masked block everywhere it was measured (2496
+#: bf16: 4096 rows 10.34 us against 13.37, 14 rows 1.43 against 3.05; 1252 fp16, 24887 rows:
+#: 36.66 against 43.96)
 _SPLIT_MIN = 512
 _SPLIT_WASTE = 8
 #: split-class rows strictly between these sizes take the chunked loop (4 kB chunks, 8 warps)
 #: instead: sweep 2 (H200, 2026-12-02) measured the split at 5120 / 7168 bf16 slower than both
 #: the masked block and the loop; below 4096 (768, 3072) the split stays (768: 0.86x the masked)
 _CHUNK_BETWEEN = (4096, 8192)
-#: blocks from _LATE_W_FROM up to (not including) _LATE_W_BELOW load the weight after the
-#: reduction: 8192 measured (sweep 2), 16384 not (early, as in run 2, where it held), 32768 early
 #: rows longer than this (up to _MAX_REG_ROW) take `_fwd_chunked` with the whole row as its one
 #: chunk, on 32 warps: sweep 5 (H200, 2026-12-04), 2048 x 32768 bf16: 66.91 us against 69.68 for
 #: the row held in `_fwd` (16 warps) and 69.23 on 32, torch.compile 68.00; half-row chunks 71.67
 _TWO_PASS_FROM = 16384
-_LATE_W_FROM = 8192
+#: blocks from _LATE_W_FROM up to (not including) _LATE_W_BELOW load the weight after the
+#: reduction: 8192 measured (sweep 2), 4096 too (sweep 6, bf16: 4096 rows 17.19 us against
+#: 17.56, 2048 rows 8.22 against 8.65; sweep 7, float32: 33.80 against 33.89); 2048 not (sweep
+#: 7: 8.73 against 8.49); 16384 not measured (early, as in run 2, where it held)
+_LATE_W_FROM = 4096
 _LATE_W_BELOW = 16384
 
 
@@ -470,13 +479,15 @@ def fwd_config(n: int, elsize: int) -> dict:
     4096 up; about 1 kB of the tile per warp (two 16-byte vectors per thread), at most 16
     warps for 2-byte types and 32 for float32; rows beyond _MAX_REG_ROW go to the chunked
     kernel. A row that is not a power of two, of at least _SPLIT_MIN elements, whose masked
-    power-of-two block would waste more than an eighth of it (3072, 768, 4544, 9000) is held
-    as power-of-two pieces (`_fwd_split`, kind "split"; warps from its real bytes), except
-    between 4096 and 8192 (5120, 7168, 4097): there the chunked loop with 4 kB chunks over 8
-    warps (_CHUNK_BETWEEN; sweep 2: 0.86x / 0.79x the split, 0.88x / 0.95x the masked block).
-    Rows held in a block of 8192 load the weight after the reduction (LATE_W; sweep 2: 0.986x
-    / 0.960x the early load at 4096 / 2048 rows; at 32768 the early load was 1.9 % faster,
-    16384 is not measured and keeps run 2's early load)."""
+    power-of-two block would waste more than an eighth of it is of the split class: held as
+    two power-of-two pieces where it is two (3072, 768: `_fwd_split`, kind "split"), else as
+    the masked block (2496, 1252, 9000), warps from its real bytes either way; except between
+    4096 and 8192 (5120, 7168, 4097): there the chunked loop with 4 kB chunks over 8 warps
+    (_CHUNK_BETWEEN; sweep 2: 0.86x / 0.79x the split, 0.88x / 0.95x the masked block).
+    Rows held in a block of 4096 or 8192 load the weight after the reduction (LATE_W; sweep 2
+    at 8192: 0.986x / 0.960x the early load at 4096 / 2048 rows; sweep 6 at 4096: 0.979x /
+    0.950x; at 32768 the early load was 1.9 % faster, 16384 is not measured and keeps run 2's
+    early load)."""
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     if n > _TWO_PASS_FROM:
@@ -493,8 +504,12 @@ def fwd_config(n: int, elsize: int) -> dict:
             return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8}
         b1, b2, b3 = split_pieces(n)
         warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
-        return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
-                "MASK_COLS": b3 != 0 and b1 + b2 + b3 != n, "num_warps": warps}
+        if b3 == 0:
+            return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
+                    "MASK_COLS": False, "num_warps": warps}
+        # the weight loaded early, as sweeps 6-7 measured the masked block here
+        return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": True, "num_warps": warps,
+                "LATE_W": False}
     tile_bytes = rows * block * elsize
     warps = max(1, min(cap, _pow2_floor(tile_bytes // 1024)))
     # LATE_W: the weight loaded after the reduction in blocks of _LATE_W_FROM up to (not
@@ -510,23 +525,30 @@ def fwd_config(n: int, elsize: int) -> dict:
 #: parts 80.32, the register kernel 88.77 (32 warps, 14-34 registers spilled); at 32768 parts
 #: 157.1 against the long kernel's 215.1. 12288 is the midpoint of the two measured sizes
 _BWD_REG_ROW = 12288
+#: elements of the backward's register tile for short rows (rows a program = _BWD_TILE / block;
+#: twice that below 256 columns). Sweeps 6-7 (H200, 2026-12-04) against the 2048 of run 4:
+#: 512 columns fp16, one row on 2 warps: 70 rows 3.46 us against 5.75, 20281 rows 22.78 against
+#: 28.65 (2 rows on 4 warps 4.55 / 23.33); 1024 bf16 (2048 rows), one row on 4 or 2 warps 9.08 /
+#: 9.03 against 11.16; 128 bf16 (131072 rows), 8 rows on 4 warps 33.03, 4 rows on 2 warps 37.25,
+#: the 2048 tile 35.05 (hence the doubled tile below 256); LayerNorm's the same (256 fp16: 2 rows
+#: on 2 warps 10.39, 4 rows on 4 warps 24.28, the rule 20.27)
+_BWD_TILE = 512
 #: bytes of L2 the long backward may keep per wave: its partial rows (4 bytes a column) and
 #: the row it re-reads (x and dy), per program
 _LONG_L2 = 24 * 1024 * 1024
 
 
 def bwd_config(n: int, elsize: int) -> dict:
-    """Backward: tiles of about 2048 elements (dy, x, dx and the float32 accumulator live
-    together), 8 float32 elements per thread of each, at most 32 warps; CTAS programs per SM.
-    Rows longer than _BWD_REG_ROW: kind "long" (`_bwd_long`), chunks of 16 kB of each input
-    (8192 elements of 2-byte types, 4096 of float32) over 32 warps, one 16-byte vector per
-    thread of each: 32 kB of x and dy in flight per program (Little's law: 32-48 kB per SM);
-    its programs per SM from `long_ctas` (the L2 it keeps), at most 64 warps per SM."""
+    """Backward: tiles of one row from 512 columns up, of 512 elements for rows of 256 and 512
+    columns and of 1024 for shorter rows (_BWD_TILE; dy, x, dx and the float32 accumulator live
+    together), 8 float32 elements per thread of each, at least 2 and at most 32 warps; CTAS
+    programs per SM. Rows longer than _BWD_REG_ROW: kind "parts" (`_bwd_parts`, the row across
+    programs of 4 kB of each input on 4 warps)."""
     if n > _BWD_REG_ROW:
         return parts_config(n, _BWD_PART_BYTES // elsize, _BWD_PART_WARPS)
     block = triton.next_power_of_2(n)
-    rows = max(1, min(64, 2048 // block))
-    warps = max(1, min(32, _pow2_floor(rows * block // 256)))
+    rows = max(1, min(64, (_BWD_TILE if block >= 256 else 2 * _BWD_TILE) // block))
+    warps = max(2, min(32, _pow2_floor(rows * block // 256)))
     ctas = max(1, min(4, 32 // warps))
     return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
             "CTAS": ctas}

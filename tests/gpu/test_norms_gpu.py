@@ -286,23 +286,42 @@ def test_parts_backward_without_statistics_and_under_cuda_graph():
 
 
 def test_split_forward_vs_float64_and_cuda_graph():
-    """Rows that are not a power of two: the split kernel (768, 3072, 9000) and, between 4096 and
-    8192, the chunked loop (5120, 7168; sweep 2's rule)."""
+    """Rows that are not a power of two: the split kernel where the row is two powers of two
+    (768, 3072), the masked block where a third piece would be needed (9000, 2496, 1252; sweeps
+    6-7), and between 4096 and 8192 the chunked loop (5120, 7168; sweep 2's rule); the
+    three-piece split (no longer a rule's choice, still a sweep's candidate) forced at 9000 and
+    2496."""
+    three = {9000: "float32", 2496: "bfloat16"}
     for family in ("rmsnorm", "layernorm"):
         kr = KR[family]
         for rows, hidden, dtype, kind in ((257, 7168, "bfloat16", "chunked"), (64, 768, "float16", "split"),
-                                          (33, 9000, "float32", "split"), (4096, 5120, "bfloat16", "chunked"),
-                                          (100, 3072, "bfloat16", "split"), (19, 5120, "float32", "chunked")):
+                                          (33, 9000, "float32", "rows"), (4096, 5120, "bfloat16", "chunked"),
+                                          (100, 3072, "bfloat16", "split"), (19, 5120, "float32", "chunked"),
+                                          (14, 2496, "bfloat16", "rows"), (300, 1252, "float16", "rows"),
+                                          (33, 9000, "float32", "three"), (14, 2496, "bfloat16", "three")):
             case = _case(family, "forward", rows, hidden, dtype)
             inputs = PKG[family].family.make_inputs(case, 8, DEV)
-            assert kr.fwd_config(hidden, inputs["x"].element_size())["kind"] == kind
-            out = _run(family, case, inputs)
-            _check(family, case, out, PKG[family].family.reference(case, inputs))
-            graph = torch.cuda.CUDAGraph()
-            _run(family, case, inputs)
-            torch.cuda.synchronize()
-            with torch.cuda.graph(graph):
-                y = _run(family, case, inputs)["y"]
-            graph.replay()
-            torch.cuda.synchronize()
-            assert torch.equal(y, out["y"])
+            el = inputs["x"].element_size()
+            kr.OVERRIDE.pop(("fwd", hidden, el), None)
+            if kind == "three":
+                b1, b2, b3 = kr.split_pieces(hidden)
+                assert b3 and three[hidden] == dtype
+                kr.OVERRIDE[("fwd", hidden, el)] = {
+                    "kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": 1 << (hidden - 1).bit_length(), "ROWS": 1,
+                    "MASK_COLS": b1 + b2 + b3 != hidden, "num_warps": 4}
+            else:
+                cfg = kr.fwd_config(hidden, el)
+                assert cfg["kind"] == kind and (kind != "rows" or cfg["MASK_COLS"])
+            try:
+                out = _run(family, case, inputs)
+                _check(family, case, out, PKG[family].family.reference(case, inputs))
+                graph = torch.cuda.CUDAGraph()
+                _run(family, case, inputs)
+                torch.cuda.synchronize()
+                with torch.cuda.graph(graph):
+                    y = _run(family, case, inputs)["y"]
+                graph.replay()
+                torch.cuda.synchronize()
+                assert torch.equal(y, out["y"])
+            finally:
+                kr.OVERRIDE.pop(("fwd", hidden, el), None)

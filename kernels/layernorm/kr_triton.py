@@ -50,7 +50,7 @@ import triton
 import triton.language as tl
 
 from ..rmsnorm import kr_parts
-from ..rmsnorm.kr_parts import count_out, gather, load_pair, parts_config, publish
+from ..rmsnorm.kr_parts import bwd_start, count_out, first_pair, gather, parts_config, publish, row_index, row_pair, store_row
 
 __all__ = ["layernorm", "layernorm_backward", "fwd_config", "bwd_config"]
 
@@ -415,38 +415,13 @@ def _bwd_parts(DY, X, W, MEAN, RSTD, DX, PART, SLOTS, DEP, n_rows, groups, sdy, 
     when the statistics are not given: NX exchanges), writes dx and adds dy * xhat and dy to two
     float32 register accumulators; at the end rows g and groups + g of PART [2, groups, N]
     receive them (`_reduce2` sums the groups). x and dy are read once."""
-    if PDL:
-        tl.extra.cuda.gdc_wait()
-        tl.extra.cuda.gdc_launch_dependents()
-    pid = tl.program_id(0)
-    g = pid // PARTS
-    part = pid % PARTS
-    cols = part * BLOCK + tl.arange(0, BLOCK)
-    cm = cols < N
-    if MASK_COLS:
-        w = tl.load(W + cols, mask=cm, other=0.0).to(tl.float32)
-    else:
-        w = tl.load(W + cols).to(tl.float32)
+    g, part, cols, cm, w = bwd_start(W, N, BLOCK, PARTS, MASK_COLS, PDL)
     accw = tl.zeros([BLOCK], dtype=tl.float32)
     accb = tl.zeros([BLOCK], dtype=tl.float32)
-    if PREFETCH:  # the next row's block is loaded before this row's exchange (its wait overlaps it)
-        first = g
-        if I64:
-            first = first.to(tl.int64)
-        x_n, dy_n = load_pair(X, DY, first, sx, sdy, cols, cm & (g < n_rows), True)
+    x_n, dy_n = first_pair(X, DY, g, n_rows, sx, sdy, cols, cm, I64, PREFETCH)
     for r in range(g, n_rows, groups):
-        row = r
-        if I64:
-            row = row.to(tl.int64)
-        if PREFETCH:
-            x = x_n.to(tl.float32)
-            dy = dy_n.to(tl.float32)
-            nxt = row + groups
-            x_n, dy_n = load_pair(X, DY, nxt, sx, sdy, cols, cm & (nxt < n_rows), True)
-        else:
-            xr, dyr = load_pair(X, DY, row, sx, sdy, cols, cm, MASK_COLS)
-            x = xr.to(tl.float32)
-            dy = dyr.to(tl.float32)
+        row = row_index(r, I64)
+        x, dy, x_n, dy_n = row_pair(X, DY, row, groups, n_rows, sx, sdy, cols, cm, x_n, dy_n, MASK_COLS, PREFETCH)
         slots = SLOTS + row.to(tl.int64) * (SP * NX)
         if HAS_STATS:
             mean = tl.load(MEAN + row)
@@ -469,11 +444,7 @@ def _bwd_parts(DY, X, W, MEAN, RSTD, DX, PART, SLOTS, DEP, n_rows, groups, sdy, 
         publish(dslots + SP, part, tl.sum(gw, axis=0))
         c1 = gather(dslots, PARTS, SP) / N
         c2 = gather(dslots + SP, PARTS, SP) / N
-        dx = (gw - xhat * c1 - c2) * rstd
-        if MASK_COLS:
-            tl.store(DX + row * sdx + cols, dx.to(DX.dtype.element_ty), mask=cm)
-        else:
-            tl.store(DX + row * sdx + cols, dx.to(DX.dtype.element_ty))
+        store_row(DX, row, sdx, cols, cm, (gw - xhat * c1 - c2) * rstd, MASK_COLS)
         accw += dy * xhat
         accb += dy
         count_out(DEP + row, slots, PARTS, SP * NX)

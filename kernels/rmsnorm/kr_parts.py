@@ -83,6 +83,74 @@ def load_pair(X, DY, row, sx, sdy, cols, m, MASKED: tl.constexpr):
     return x, dy
 
 
+@triton.jit
+def bwd_start(W, N: tl.constexpr, BLOCK: tl.constexpr, PARTS: tl.constexpr, MASK_COLS: tl.constexpr,
+              PDL: tl.constexpr):
+    """The prologue of a parts backward: (group g, part, the part's columns, their mask, the
+    weight's block in float32). Program p = g * PARTS + part."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    g = pid // PARTS
+    part = pid % PARTS
+    cols = part * BLOCK + tl.arange(0, BLOCK)
+    cm = cols < N
+    if MASK_COLS:
+        w = tl.load(W + cols, mask=cm, other=0.0).to(tl.float32)
+    else:
+        w = tl.load(W + cols).to(tl.float32)
+    return g, part, cols, cm, w
+
+
+@triton.jit
+def row_index(r, I64: tl.constexpr):
+    """Row r as the index type of the row offsets (int64 where rows x stride may pass 2^31)."""
+    row = r
+    if I64:
+        row = row.to(tl.int64)
+    return row
+
+
+@triton.jit
+def first_pair(X, DY, g, n_rows, sx, sdy, cols, cm, I64: tl.constexpr, PREFETCH: tl.constexpr):
+    """Before a parts backward's row loop: where PREFETCH, x and dy of the program's first row
+    (masked when the group has no row); else placeholders the loop carries unused."""
+    if PREFETCH:
+        x_n, dy_n = load_pair(X, DY, row_index(g, I64), sx, sdy, cols, cm & (g < n_rows), True)
+    else:
+        x_n = 0.0
+        dy_n = 0.0
+    return x_n, dy_n
+
+
+@triton.jit
+def row_pair(X, DY, row, groups, n_rows, sx, sdy, cols, cm, x_n, dy_n, MASK_COLS: tl.constexpr,
+             PREFETCH: tl.constexpr):
+    """x and dy of `row` in float32, and the pair the next iteration takes: where PREFETCH the
+    row's pair was loaded the iteration before (x_n, dy_n) and the next row's (row + groups) is
+    loaded now, so its wait overlaps this row's exchange; else the row is loaded here."""
+    if PREFETCH:
+        x = x_n.to(tl.float32)
+        dy = dy_n.to(tl.float32)
+        nxt = row + groups
+        x_n, dy_n = load_pair(X, DY, nxt, sx, sdy, cols, cm & (nxt < n_rows), True)
+    else:
+        xr, dyr = load_pair(X, DY, row, sx, sdy, cols, cm, MASK_COLS)
+        x = xr.to(tl.float32)
+        dy = dyr.to(tl.float32)
+    return x, dy, x_n, dy_n
+
+
+@triton.jit
+def store_row(DX, row, sdx, cols, cm, dx, MASK_COLS: tl.constexpr):
+    """dx of one row's block, rounded to DX's dtype."""
+    if MASK_COLS:
+        tl.store(DX + row * sdx + cols, dx.to(DX.dtype.element_ty), mask=cm)
+    else:
+        tl.store(DX + row * sdx + cols, dx.to(DX.dtype.element_ty))
+
+
 _WS: dict = {}
 
 

@@ -57,7 +57,7 @@ import triton
 import triton.language as tl
 
 from . import kr_parts
-from .kr_parts import count_out, gather, load_pair, parts_config, publish
+from .kr_parts import bwd_start, count_out, first_pair, gather, parts_config, publish, row_index, row_pair, store_row
 
 __all__ = ["rmsnorm", "rmsnorm_backward", "fwd_config", "bwd_config"]
 
@@ -359,37 +359,12 @@ def _bwd_parts(DY, X, W, RSTD, DX, DWP, SLOTS, DEP, n_rows, groups, sdy, sx, sdx
     parts, writes dx and adds dy * xhat to its float32 register accumulator; at the end row g
     of DWP [groups, N] receives the accumulators of group g (`_reduce` sums the groups). x and
     dy are read once; a row's dx does not depend on the rows beside it."""
-    if PDL:
-        tl.extra.cuda.gdc_wait()
-        tl.extra.cuda.gdc_launch_dependents()
-    pid = tl.program_id(0)
-    g = pid // PARTS
-    part = pid % PARTS
-    cols = part * BLOCK + tl.arange(0, BLOCK)
-    cm = cols < N
-    if MASK_COLS:
-        w = tl.load(W + cols, mask=cm, other=0.0).to(tl.float32)
-    else:
-        w = tl.load(W + cols).to(tl.float32)
+    g, part, cols, cm, w = bwd_start(W, N, BLOCK, PARTS, MASK_COLS, PDL)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
-    if PREFETCH:  # the next row's block is loaded before this row's exchange (its wait overlaps it)
-        first = g
-        if I64:
-            first = first.to(tl.int64)
-        x_n, dy_n = load_pair(X, DY, first, sx, sdy, cols, cm & (g < n_rows), True)
+    x_n, dy_n = first_pair(X, DY, g, n_rows, sx, sdy, cols, cm, I64, PREFETCH)
     for r in range(g, n_rows, groups):
-        row = r
-        if I64:
-            row = row.to(tl.int64)
-        if PREFETCH:
-            x = x_n.to(tl.float32)
-            dy = dy_n.to(tl.float32)
-            nxt = row + groups
-            x_n, dy_n = load_pair(X, DY, nxt, sx, sdy, cols, cm & (nxt < n_rows), True)
-        else:
-            xr, dyr = load_pair(X, DY, row, sx, sdy, cols, cm, MASK_COLS)
-            x = xr.to(tl.float32)
-            dy = dyr.to(tl.float32)
+        row = row_index(r, I64)
+        x, dy, x_n, dy_n = row_pair(X, DY, row, groups, n_rows, sx, sdy, cols, cm, x_n, dy_n, MASK_COLS, PREFETCH)
         slots = SLOTS + row.to(tl.int64) * (SP * NX)
         if HAS_RSTD:
             rstd = tl.load(RSTD + row)
@@ -402,11 +377,7 @@ def _bwd_parts(DY, X, W, RSTD, DX, DWP, SLOTS, DEP, n_rows, groups, sdy, sx, sdx
         gw = dy * w
         publish(dslots, part, tl.sum(gw * xhat, axis=0))
         c = gather(dslots, PARTS, SP) / N
-        dx = (gw - xhat * c) * rstd
-        if MASK_COLS:
-            tl.store(DX + row * sdx + cols, dx.to(DX.dtype.element_ty), mask=cm)
-        else:
-            tl.store(DX + row * sdx + cols, dx.to(DX.dtype.element_ty))
+        store_row(DX, row, sdx, cols, cm, (gw - xhat * c) * rstd, MASK_COLS)
         acc += dy * xhat
         count_out(DEP + row, slots, PARTS, SP * NX)
     tl.store(DWP + g.to(tl.int64) * N + cols, acc, mask=cm)

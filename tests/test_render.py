@@ -253,3 +253,35 @@ def test_fastest_usable_names_a_faster_result_without_install_recipe(built_full)
         assert note is None
     else:
         assert first.implementation.name in text(note)
+
+
+def test_lead_is_the_first_sentence_outside_brackets_and_code():
+    from site_builder.site.filters import lead
+
+    assert lead("One sentence only.") == "One sentence only."
+    assert lead("First part (e.g. 8 x 4096. Still inside) ends here. Second one.") == \
+        "First part (e.g. 8 x 4096. Still inside) ends here."
+    assert lead("Code `a. B` stays whole. Next.") == "Code `a. B` stays whole."
+    assert lead("Values vs. baselines are kept together. Next.") == "Values vs. baselines are kept together."
+    long_first = "A loss: " + "word " * 60 + "; the rest of a very long first sentence. Second."
+    assert lead(long_first) == "A loss: " + " ".join(["word"] * 60) + "."
+    assert lead("no end here at all") == "no end here at all"
+    assert lead("") == "" and lead(None) == ""
+
+
+def test_index_shows_each_family_lead_and_the_family_page_its_whole_summary(second_copy, tmp_path):
+    family = second_copy / "families" / "grouped-matvec.yaml"
+    whole = ("A fixture family with a fixed axis. It also has mixed dtypes (bf16. fp32) and an "
+             "arithmetic term. A third sentence the index leaves out.")
+    text = family.read_text(encoding="utf-8")
+    family.write_text(text.replace(
+        "summary: A fixture family with a fixed axis, mixed dtypes and an arithmetic term.",
+        f"summary: {whole}"), encoding="utf-8")
+    out = tmp_path / "site"
+    build(second_copy, out)
+    index = BeautifulSoup((out / "index.html").read_text(encoding="utf-8"), "html.parser")
+    row = next(tr for tr in index.select("tbody tr") if tr.find("a", string="Grouped mat-vec") or
+               "grouped-matvec" in tr.find("a")["href"])
+    assert " ".join(row.find(class_="note").get_text(" ").split()) == "A fixture family with a fixed axis."
+    page = (out / "families" / "grouped-matvec.html").read_text(encoding="utf-8")
+    assert "A third sentence the index leaves out." in page and "mixed dtypes (bf16. fp32)" in page

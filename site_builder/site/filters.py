@@ -35,6 +35,39 @@ def _only_safe_links(tag: str, attribute: str, value: str):
     return value
 
 
+_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<!vs\.)(?<=[.!?])\s+(?=[A-Z\[(`*_])")
+_CLAUSE_END = re.compile(r";\s+")
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def _balanced(text: str) -> bool:
+    """No bracket left open and no code span left open in `text` (a cut there keeps the markup whole)."""
+    depth = 0
+    for ch in text:
+        depth += (ch in _OPEN) - (ch in _CLOSE)
+    return depth <= 0 and text.count("`") % 2 == 0
+
+
+def lead(text: str | None, longest: int = 240) -> str:
+    """The first sentence of a record's Markdown summary, for lists of many records (the index):
+    cut at the first sentence end outside brackets and code; when that sentence is longer than
+    `longest` characters, at its first clause end ("; ") instead, closed with a full stop. A text
+    with no such end is returned whole; the page of the record shows the whole text."""
+    if not text:
+        return ""
+    text = " ".join(text.split())
+    first = text
+    for m in _SENTENCE_END.finditer(text):
+        if _balanced(text[:m.start()]):
+            first = text[:m.start()]
+            break
+    if len(first) > longest:
+        for m in _CLAUSE_END.finditer(first):
+            if _balanced(first[:m.start()]):
+                return first[:m.start()].rstrip(" ,:") + "."
+    return first
+
+
 def fmt_us(value: float | None) -> str:
     if value is None:
         return "—"
@@ -111,4 +144,5 @@ def compact_json(obj) -> Markup:
 
 
 FILTERS = dict(tflops=fmt_tflops, intensity=fmt_intensity, flops=fmt_flops, us=fmt_us, ratio=fmt_ratio, pct=fmt_pct,
-               gbps=fmt_gbps, bytes=fmt_bytes, num=fmt_num, md=markdown_html, compact_json=compact_json)
+               gbps=fmt_gbps, bytes=fmt_bytes, num=fmt_num, md=markdown_html, compact_json=compact_json,
+               lead=lead)

@@ -225,6 +225,17 @@ def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, t
     failing = [tr for tr in unranked if "synthetic-5" in str(tr)]
     assert failing and all(tr.select_one(".badge.changed") for tr in failing)
     assert not any(tr.select_one(".badge.changed") for tr in unranked if tr not in failing)
+    # the shape finder's winners say the same: JSON flag, CSV column, badge in the winners table
+    from site_builder.site.publishers import finder
+
+    fam = next(f for f in finder.winners(index, kernels) if f["id"] == FAMILY_ID)
+    flagged = [r for r in fam["rows"] if r["earlier_code"]]
+    assert flagged and {r["winner_id"] for r in flagged} == {"synthetic-1"}
+    assert not any(r["earlier_code"] for r in next(f for f in finder.winners(index, None)
+                                                    if f["id"] == FAMILY_ID)["rows"])
+    table = BeautifulSoup(render(environment(), "shape_family.html", fam["url"], nav_families=nav(index),
+                                 fam=fam).decode("utf-8"), "html.parser")
+    assert len(table.select("tbody .badge.changed")) == len(flagged)
 
 
 def test_implementation_page_shows_availability_numerics_and_results(reported):

@@ -85,7 +85,13 @@
         var td = el("td", null, "num"), a = el("a", us(r.time_us)); a.href = root + r.run_url; td.appendChild(a); tr.appendChild(td);
         tr.appendChild(el("td", r.margin ? r.margin.toFixed(2) + "× (" + r.runner_up + ")" : "alone", "num"));
         tr.appendChild(el("td", us(r.floor_us) + " · " + r.above_floor + "×", "num"));
-        var b = el("span", r.trust_label, "badge " + r.trust), tt = el("td"); tt.appendChild(b); tr.appendChild(tt);
+        var b = el("span", r.trust_label, "badge " + r.trust), tt = el("td"); tt.appendChild(b);
+        if (r.earlier_code) {  // measured on kernel source that has changed since (as on the family page)
+          var c = el("span", "earlier code", "badge changed");
+          c.title = "Measured on kernel source that has changed since: a new run measures the current code";
+          tt.appendChild(document.createTextNode(" ")); tt.appendChild(c);
+        }
+        tr.appendChild(tt);
         tb.appendChild(tr);
       });
     });

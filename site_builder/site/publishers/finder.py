@@ -15,18 +15,22 @@ import json
 import math
 
 from ...derive.index import SiteIndex
+from ...records.kernel_hash import current_shas, source_changed
 from .. import urls
 from ..publish import Data, Page, SiteContext, to_csv, to_json
 from ..views import TRUST_LABEL, entry_url, workload_title
 
 CSV_COLUMNS = ["workload", "dtype", "kind", "sizes", "hardware", "protocol", "trust", "winner", "winner_id",
-               "time_us", "runner_up", "runner_up_us", "margin", "floor_us", "above_floor", "run_url"]
+               "time_us", "earlier_code", "runner_up", "runner_up_us", "margin", "floor_us", "above_floor", "run_url"]
 
 
-def winners(index: SiteIndex) -> list[dict]:
-    """Per family: its axes and, per measured workload, the winner of every ranking cohort."""
+def winners(index: SiteIndex, kernels=None) -> list[dict]:
+    """Per family: its axes and, per measured workload, the winner of every ranking cohort;
+    `earlier_code` marks a winner measured on kernel source that has changed since (as the family
+    page's "earlier code" badge: `kernels` is the kernels/ folder that says what today's code is)."""
     out = []
     for fid, family in sorted(index.catalog.families.items()):
+        current = current_shas(kernels, fid)
         axes = sorted({a for w in family.workloads for a in w.sizes})
         rows = []
         for w in family.workloads:
@@ -42,7 +46,9 @@ def winners(index: SiteIndex) -> list[dict]:
                     "hardware": c.key.hardware, "hardware_name": first.hardware.name,
                     "protocol": c.key.protocol, "trust": first.run.trust, "trust_label": TRUST_LABEL[first.run.trust],
                     "winner": first.implementation.name, "winner_id": first.implementation.id,
-                    "time_us": first.time_us, "runner_up": second.implementation.name if second else None,
+                    "time_us": first.time_us,
+                    "earlier_code": source_changed(first.result.kernel_sha, current.get(first.implementation.id)),
+                    "runner_up": second.implementation.name if second else None,
                     "runner_up_us": second.time_us if second else None,
                     "margin": round(second.time_us / first.time_us, 4) if second else None,
                     "floor_us": fl.us, "above_floor": round(first.time_us / fl.us, 2) if fl.us else None,
@@ -60,7 +66,7 @@ def winners(index: SiteIndex) -> list[dict]:
 
 
 def publish(index: SiteIndex, site: SiteContext):
-    data = winners(index)
+    data = winners(index, site.kernels)
     listed = [{k: fam[k] for k in ("id", "title", "url", "json_url", "script_url", "csv")} | {"shapes": len(fam["rows"])}
               for fam in data]
     yield Page(urls.SHAPE_FINDER, "shape.html", {"families": listed})

@@ -40,6 +40,7 @@ def test_misbehaving_implementations_are_recorded_and_the_others_kept(toy_record
         good = results[("toy-good", w)]
         assert good["status"] == "ok" and good["correctness"]["passed"] is True
         assert good["device_us"]["median"] > 0 and good["e2e_us"]["samples"] >= 10
+        assert 0 <= good["runner_s"] < 60  # the worker's seconds on it, for --plan's estimates
         assert status[("toy-abort", w)] == "crashed"
         assert "SIGABRT" in results[("toy-abort", w)]["error"]
         assert status[("toy-wrong", w)] == "failed"

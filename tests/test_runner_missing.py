@@ -26,11 +26,14 @@ WORKLOADS = ["r1-h8", "r2-h8", "r3-h16"]
 
 
 def write_run(records: Path, results: list[tuple], *, observed: str, protocol: dict = CPU_PROTOCOL,
-              packages: dict | None = None) -> Path:
-    """A measured toy-scale run on `cpu`; results as (implementation, workload, status, kernel_sha)."""
+              packages: dict | None = None, seconds: dict | None = None, notes: str | None = None) -> Path:
+    """A measured toy-scale run on `cpu`; results as (implementation, workload, status, kernel_sha);
+    `seconds`: runner_s by (implementation, workload)."""
     rows = []
     for impl, wid, status, sha in results:
         row = {"implementation": impl, "workload": wid, "status": status, "kernel_sha": sha}
+        if seconds and (impl, wid) in seconds:
+            row["runner_s"] = seconds[(impl, wid)]
         if status == "ok":
             row["device_us"] = {"median": 5.0}
         else:
@@ -39,6 +42,8 @@ def write_run(records: Path, results: list[tuple], *, observed: str, protocol: d
     data = {"schema_version": 1, "family": "toy-scale", "hardware": "cpu", "trust": "measured",
             "observed": observed, "protocol": protocol,
             "environment": {"gpu": "CPU (tests)", "packages": packages or {}}, "seed": 1234, "results": rows}
+    if notes:
+        data["notes"] = notes
     moment = dt.datetime.strptime(observed, "%Y-%m-%dT%H:%M:%SZ")
     return rec.write_new(records / "runs" / "toy-scale" / "cpu", rec.dump(data), moment)
 
@@ -149,6 +154,37 @@ def test_plan_without_missing_runs_every_selected_pair(history):
     assert code == 0, out
     assert "  toy-good: 3 of 3 to run\n    run: r1-h8 r2-h8 r3-h16" in out
     assert "--missing" not in out
+
+
+def test_plan_estimates_the_runner_time_from_past_runs(toy_records):
+    # an old run that predates runner_s: its notes' total over its 3 results, 10 s a result
+    write_run(toy_records, [("toy-good", "r1-h8", "ok", OLD), ("toy-good", "r2-h8", "ok", OLD),
+                            ("toy-wrong", "r1-h8", "ok", OLD)], observed="2026-11-29T10:00:00Z",
+              notes="Measured by `kernel-records run` in 30 s on GPU 0 of host; time limit per workload 60 s.")
+    write_run(toy_records, [("toy-good", "r1-h8", "ok", OLD)], observed="2026-11-30T10:00:00Z",
+              seconds={("toy-good", "r1-h8"): 2.0})
+    write_run(toy_records, [("toy-good", "r2-h8", "ok", OLD)], observed="2026-11-30T11:00:00Z",
+              seconds={("toy-good", "r2-h8"): 4.0})
+    code, out = plan(toy_records, "--hardware", "cpu", "--implementation", "toy-good", "--implementation",
+                     "toy-wrong", "--budget", "20")
+    assert code == 0, out
+    # toy-good: its own last times (2 + 4) and, for r3-h16, its median (3)
+    assert "    about 9 s of runner time, from past runs (its last time 2, the implementation's median 1)" in out
+    assert "    about 30 s of runner time, from past runs (a run's average per result 3)" in out  # toy-wrong
+    assert out.splitlines()[-1] == (
+        "Estimated from past runs on this hardware: about 39 s of runner time on one GPU (measuring only: add "
+        "the GPU's start, the probe and the end-to-end pass); more than the --budget of 20 s: the pairs it "
+        "does not reach are recorded as not-run.")
+    # another protocol's runs do not count: no past time at all, no estimate
+    past = plan_mod.past_seconds(load_catalog(toy_records), "toy-scale", "cpu", "kr-device-cold-l2")
+    assert past == {"pair": {}, "impl": {}, "run": None}
+    assert plan_mod.estimate(past, "toy-good", WORKLOADS) == (None, {"unknown": 3})
+
+
+def test_a_plan_without_past_times_gives_no_estimate(history):
+    code, out = plan(history, "--hardware", "cpu", "--implementation", "toy-good")
+    assert code == 0, out
+    assert "runner time" not in out and "Estimated" not in out
 
 
 def test_plan_with_nothing_left(history):

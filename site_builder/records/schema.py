@@ -521,6 +521,11 @@ class Result(Record):
     correctness: Correctness | None = None
     device_us: Stat | None = None
     e2e_us: Stat | None = None
+    runner_s: float | None = Field(
+        default=None, ge=0, le=86400,
+        description="wall seconds the runner's worker spent on this result (inputs, the reference check, "
+                    "compiling, timing; not the end-to-end pass): what `kernel-records run --plan` estimates "
+                    "the next run's time from")
 
     @model_validator(mode="after")
     def _status_consistent(self):

@@ -8,6 +8,8 @@ nvidia-smi lists here.
 from __future__ import annotations
 
 import os
+import re
+import statistics
 from collections import Counter
 from pathlib import Path
 from typing import Sequence
@@ -54,6 +56,51 @@ def plan_hardware(catalog, hardware: str | None, device: str | None, gpus) -> tu
     return ids, device or "cuda"
 
 
+#: the run-level seconds in a measured record's notes (run.py's _notes: "Measured by `...` in 246 s")
+_RUN_SECONDS = re.compile(r"^Measured by `[^`]*` in (\d+(?:\.\d+)?) s")
+
+
+def past_seconds(catalog, family_id: str, hardware: str, protocol_id: str) -> dict:
+    """What the family's measured runs on `hardware` (under `protocol_id`) say a result costs in
+    runner seconds: {"pair": {(impl, workload): the newest result's runner_s}, "impl": {impl:
+    median runner_s}, "run": seconds per result of the newest run whose notes give its total
+    (records written before results carried runner_s)}."""
+    runs = sorted((lr for lr in catalog.runs if lr.run.family == family_id and lr.run.hardware == hardware
+                   and lr.run.trust == "measured" and lr.run.protocol.id == protocol_id), key=lambda lr: lr.id)
+    pair: dict = {}
+    per_run = None
+    for lr in runs:  # oldest first: newer results overwrite
+        for r in lr.run.results:
+            if r.runner_s is not None:
+                pair[(r.implementation, r.workload)] = r.runner_s
+        m = _RUN_SECONDS.match(lr.run.notes or "")
+        if m and lr.run.results:
+            per_run = float(m.group(1)) / len(lr.run.results)
+    by_impl: dict = {}
+    for (impl, _), sec in pair.items():
+        by_impl.setdefault(impl, []).append(sec)
+    return {"pair": pair, "impl": {k: statistics.median(v) for k, v in by_impl.items()}, "run": per_run}
+
+
+def estimate(past: dict, impl_id: str, workload_ids) -> tuple[float | None, Counter]:
+    """Runner seconds for these pairs from `past` (past_seconds), and how each was estimated:
+    its own last time, the implementation's median, the run-level average, or unknown (None)."""
+    total, how = 0.0, Counter()
+    for wid in workload_ids:
+        if (impl_id, wid) in past["pair"]:
+            total += past["pair"][(impl_id, wid)]
+            how["its last time"] += 1
+        elif impl_id in past["impl"]:
+            total += past["impl"][impl_id]
+            how["the implementation's median"] += 1
+        elif past["run"] is not None:
+            total += past["run"]
+            how["a run's average per result"] += 1
+        else:
+            how["unknown"] += 1
+    return (None if how["unknown"] == sum(how.values()) else total), how
+
+
 def plan_run(records: Path = Path("records"), *, family: str | Sequence[str] | None = None, implementations=(), workloads=(),
              device: str | None = None, hardware: str | None = None, gpus=None, missing: bool = False,
              retry_failed: bool = False, budget_s: float | None = None, kernels_root: Path = KERNELS_ROOT,
@@ -74,10 +121,12 @@ def plan_run(records: Path = Path("records"), *, family: str | Sequence[str] | N
              + ("; --missing: pairs with a current result are skipped" if missing else "")
              + ("; failed results are retried" if missing and retry_failed else "") + "."]
     pairs = impls_running = 0
+    seconds, unknown, past = 0.0, 0, {}
     for f in families:
         plan = plans[f.id]
         filtered = len(f.workloads) - len(plan.workloads)
         for hw in hw_ids:
+            past[(f.id, hw)] = past_seconds(catalog, f.id, hw, protocol["id"])
             lines.append("")
             lines.append(f"{f.id} on {hw}: {len(plan.implementations)} implementation"
                          f"{'s' if len(plan.implementations) != 1 else ''}, {len(f.workloads)} workloads"
@@ -101,6 +150,11 @@ def plan_run(records: Path = Path("records"), *, family: str | Sequence[str] | N
                     lines.append(f"    run: {' '.join(w['id'] for w in todo)}")
                     pairs += len(todo)
                     impls_running += 1
+                    sec, how = estimate(past[(f.id, hw)], impl_id, [w["id"] for w in todo])
+                    unknown += how["unknown"]
+                    if sec is not None:
+                        seconds += sec
+                        lines.append(f"    about {sec:.0f} s of runner time, from past runs ({_counts(how)})")
             left_out = [r["id"] for r in registry_of[f.id] if r["id"] not in plan.implementations]
             if left_out and implementations:
                 lines.append(f"  filtered out by --implementation: {', '.join(left_out)}")
@@ -113,6 +167,12 @@ def plan_run(records: Path = Path("records"), *, family: str | Sequence[str] | N
                      f"{impls_running} implementation job{'s' if impls_running != 1 else ''}"
                      + (f"; --budget {budget_s:g} s, shared evenly by those jobs (about "
                         f"{budget_s / impls_running:.0f} s each on one GPU)" if budget_s else "") + ".")
+        if seconds:
+            lines.append(f"Estimated from past runs on this hardware: about {seconds:.0f} s of runner time on one GPU "
+                         f"(measuring only: add the GPU's start, the probe and the end-to-end pass)"
+                         + (f"; {unknown} pair{'s' if unknown != 1 else ''} with no past time not counted" if unknown else "")
+                         + (f"; more than the --budget of {budget_s:g} s: the pairs it does not reach are recorded "
+                            "as not-run" if budget_s and seconds > budget_s else "") + ".")
     return "\n".join(lines)
 
 

@@ -381,7 +381,7 @@ def _not_installed(catalog, impl_id: str, meta: dict) -> str:
 def _result(impl_id: str, workload_id: str, sha: str, found: dict) -> dict:
     out = {"implementation": impl_id, "workload": workload_id, "status": found.get("status", "failed"),
            "kernel_sha": sha}
-    for key in ("error", "note", "correctness", "device_us", "e2e_us"):
+    for key in ("error", "note", "correctness", "device_us", "e2e_us", "runner_s"):
         if found.get(key) is not None:
             out[key] = found[key]
     if out["status"] != "ok" and not out.get("error"):

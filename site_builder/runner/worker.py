@@ -19,6 +19,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 
@@ -156,7 +157,9 @@ def main(argv=None) -> int:
     impl = family.registry[job["implementation"]]
     for workload in job["workloads"]:
         emit({"event": "start", "workload": workload["id"]})
+        started = time.monotonic()
         result = measure_one(family, impl, Case.from_json(workload), job)
+        result["runner_s"] = round(time.monotonic() - started, 3)  # what --plan estimates runs from
         fatal = result.pop("fatal", False)
         emit({"event": "result", "workload": workload["id"], "result": result})
         if fatal or not _cleanup():

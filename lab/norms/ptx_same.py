@@ -31,7 +31,8 @@ def ptx(fn, const, warps, elem):
     """The kernel's PTX for sm_90 with line info and comments dropped, the debug sections cut."""
     const = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **const}
     sig = {n: "constexpr" if n in const else PTR.get(n, "*" + elem if n[0].isupper() else "i32") for n in fn.arg_names}
-    sig["eps"] = "fp32"
+    if "eps" in sig:
+        sig["eps"] = "fp32"
     attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
              if n not in const and (n[0].isupper() or n.startswith("s"))}
     k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),

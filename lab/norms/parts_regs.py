@@ -11,24 +11,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import triton  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.backends.nvidia.compiler import get_ptxas  # noqa: E402
-from triton.compiler import ASTSource  # noqa: E402
 
 from site_builder.runner.families import import_module  # noqa: E402
 
-PTR = {"SLOTS": "*i64", "DEP": "*i32", "RSTD": "*fp32", "MEAN": "*fp32", "DWP": "*fp32", "DBP": "*fp32"}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ptx_same import compile_sm90  # noqa: E402  (the same compile as the PTX comparison)
 
 
 def regs(fn, const, warps, elem):
-    const = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **const}
-    sig = {n: "constexpr" if n in const else PTR.get(n, "*" + elem if n[0].isupper() else "i32") for n in fn.arg_names}
-    if "eps" in sig:
-        sig["eps"] = "fp32"
-    attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
-             if n not in const and (n[0].isupper() or n.startswith("s"))}
-    k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
-                       target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    k = compile_sm90(fn, const, warps, elem)
     with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
         f.write(k.asm["ptx"])
     r = subprocess.run([get_ptxas(90).path, "-arch=sm_90a", "-v", f.name, "-o", "/dev/null"],

@@ -23,20 +23,31 @@ from triton.compiler import ASTSource  # noqa: E402
 
 from site_builder.runner.families import import_module  # noqa: E402
 
-PTR = {"SLOTS": "*i64", "DEP": "*i32", "RSTD": "*fp32", "MEAN": "*fp32", "DWP": "*fp32", "PART": "*fp32"}
+#: pointer arguments that are not of the tensors' element type (the rest: capitalised names are
+#: pointers to `elem`, lower-case ones i32, `eps` fp32)
+PTR = {"SLOTS": "*i64", "DEP": "*i32", "RSTD": "*fp32", "MEAN": "*fp32", "DWP": "*fp32", "DBP": "*fp32",
+       "PART": "*fp32"}
 _DEBUG = re.compile(r"^\s*(\.loc|\.file)\b|^\s*//|^\$L__tmp\d+:$")  # line info, comments, its labels
 
 
-def ptx(fn, const, warps, elem):
-    """The kernel's PTX for sm_90 with line info and comments dropped, the debug sections cut."""
+def compile_sm90(fn, const, warps, elem, ptrs=None):
+    """`fn` compiled for sm_90 by Triton's real front end (no GPU): `const` its constexprs (the
+    rest of its defaults added), `elem` the tensors' element type, `ptrs` pointer types beside PTR;
+    arguments named s* and pointers carry the 16-divisibility hint a real launch gives them."""
     const = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **const}
-    sig = {n: "constexpr" if n in const else PTR.get(n, "*" + elem if n[0].isupper() else "i32") for n in fn.arg_names}
+    types = {**PTR, **(ptrs or {})}
+    sig = {n: "constexpr" if n in const else types.get(n, "*" + elem if n[0].isupper() else "i32") for n in fn.arg_names}
     if "eps" in sig:
         sig["eps"] = "fp32"
     attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
              if n not in const and (n[0].isupper() or n.startswith("s"))}
-    k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
-                       target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    return triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
+                          target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+
+
+def ptx(fn, const, warps, elem, ptrs=None):
+    """The kernel's PTX for sm_90 with line info and comments dropped, the debug sections cut."""
+    k = compile_sm90(fn, const, warps, elem, ptrs)
     return _strip(k.asm["ptx"].split(".section\t.debug")[0].split(".section .debug")[0])
 
 

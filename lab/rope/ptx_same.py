@@ -36,12 +36,11 @@ def configs(kr):
 def main(mode, folder):
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    ptx_same.PTR.update({n: None for n in ("Q", "K", "C", "S", "QO", "KO")})
     kr = import_module("rope", "kr_triton")
     differ = 0
     for name, fn, const, elem in configs(kr):
-        ptx_same.PTR.update({n: "*" + ("fp32" if n in ("C", "S") else elem) for n in ("Q", "K", "C", "S", "QO", "KO")})
-        text = ptx_same.ptx(fn, const, 4, elem)
+        ptrs = {n: "*" + ("fp32" if n in ("C", "S") else elem) for n in ("Q", "K", "C", "S", "QO", "KO")}
+        text = ptx_same.ptx(fn, const, 4, elem, ptrs)
         path = folder / f"{name}.ptx"
         if mode == "save":
             path.write_text(text)

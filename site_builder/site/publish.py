@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ..records.kernel_hash import current_shas
 from .models import NavFamily, dumps_data
 
 
@@ -59,6 +60,14 @@ class SiteContext:
     records: Path
     kernels: Path | None  # the kernels/ folder beside the records, when there is one
     nav: tuple[NavFamily, ...] = field(default=())
+    _shas: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def current_shas(self, family_id: str) -> dict[str, str]:
+        """Today's source hash of each implementation of the family (records.kernel_hash), read
+        once a build: the family pages and the shape finder both mark results of earlier code."""
+        if family_id not in self._shas:
+            self._shas[family_id] = current_shas(self.kernels, family_id)
+        return self._shas[family_id]
 
 
 def to_json(obj) -> bytes:

@@ -10,7 +10,6 @@ from functools import partial
 from ...derive.entries import Entry, usable
 from ...derive.floors import bytes_moved
 from ...derive.index import SiteIndex
-from ...records.kernel_hash import current_shas
 from ...records.schema import Family
 from .. import charts, urls
 from ..models import FamilyPage
@@ -26,7 +25,7 @@ CSV_COLUMNS = ["family", "workload", "hardware", "protocol", "trust", "implement
 
 def publish(index: SiteIndex, site: SiteContext):
     for fid, family in sorted(index.catalog.families.items()):
-        current = current_shas(site.kernels, fid)
+        current = site.current_shas(fid)
         inputs = index.family_inputs(fid)
         # today's source hashes mark results measured on other code: they are inputs of the page too
         yield Scope(f"family:{fid}", None if inputs is None else [inputs, sorted(current.items())],

@@ -15,7 +15,7 @@ import json
 import math
 
 from ...derive.index import SiteIndex
-from ...records.kernel_hash import current_shas, source_changed
+from ...records.kernel_hash import source_changed
 from .. import urls
 from ..publish import Data, Page, SiteContext, to_csv, to_json
 from ..views import TRUST_LABEL, entry_url, workload_title
@@ -24,13 +24,14 @@ CSV_COLUMNS = ["workload", "dtype", "kind", "sizes", "hardware", "protocol", "tr
                "time_us", "earlier_code", "runner_up", "runner_up_us", "margin", "floor_us", "above_floor", "run_url"]
 
 
-def winners(index: SiteIndex, kernels=None) -> list[dict]:
+def winners(index: SiteIndex, current_of=None) -> list[dict]:
     """Per family: its axes and, per measured workload, the winner of every ranking cohort;
     `earlier_code` marks a winner measured on kernel source that has changed since (as the family
-    page's "earlier code" badge: `kernels` is the kernels/ folder that says what today's code is)."""
+    page's "earlier code" badge: `current_of(family id)` gives today's source hashes, as
+    SiteContext.current_shas does; None: nothing is marked)."""
     out = []
     for fid, family in sorted(index.catalog.families.items()):
-        current = current_shas(kernels, fid)
+        current = current_of(fid) if current_of else {}
         axes = sorted({a for w in family.workloads for a in w.sizes})
         rows = []
         for w in family.workloads:
@@ -66,7 +67,7 @@ def winners(index: SiteIndex, kernels=None) -> list[dict]:
 
 
 def publish(index: SiteIndex, site: SiteContext):
-    data = winners(index, site.kernels)
+    data = winners(index, site.current_shas)
     listed = [{k: fam[k] for k in ("id", "title", "url", "json_url", "script_url", "csv")} | {"shapes": len(fam["rows"])}
               for fam in data]
     yield Page(urls.SHAPE_FINDER, "shape.html", {"families": listed})

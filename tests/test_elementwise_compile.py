@@ -6,8 +6,11 @@ compile on the H200 (a name assigned in both branches of an `if` with two tile s
 test runs Triton's real front end, its passes and ptxas for a `cuda` sm_90 target, in a fresh
 process without TRITON_INTERPRET, over the constexpr combinations the launch models produce,
 and of the knobbed RoPE kernels (_rope_k, _rope_rows) over a few launch_config layouts and hints.
+The SwiGLU tests below also read the PTX: vector widths (collapsed rows, the fused layout at an
+intermediate size that is not a multiple of 8) and the masked edge tile's registers.
 """
 
+import json
 import textwrap
 
 import pytest
@@ -94,10 +97,11 @@ VEC_SCRIPT = textwrap.dedent('''
     const.update({"BLOCK_R": 1, "BLOCK_C": 4096, "SUB_R": 1, "SUB_C": 1024, "I64": False, "EVEN": False})
     sig = {n: ("constexpr" if n in const else ("*bf16" if n[0].isupper() else "i32")) for n in fn.arg_names}
     for strides_aligned in (False, True):
-        # pointers 16-byte aligned (fresh allocations); the strides as the launch passes them:
-        # a collapsed row's length (any) before, 0 now (divisible by 16)
+        # pointers 16-byte aligned (fresh allocations), offsets 0 (each tensor its own base); the
+        # strides as the launch passes them: a collapsed row's length (any) before, 0 now
         attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
-                 if n not in const and (n[0].isupper() or (strides_aligned and n.startswith("s")))}
+                 if n not in const and (n[0].isupper() or n.startswith("o")
+                                        or (strides_aligned and n.startswith("s")))}
         k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
                            target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
         print(strides_aligned, len(re.findall(r"ld\\.global[^\\n]*\\.v4", k.asm["ptx"])))
@@ -129,10 +133,11 @@ REGS_SCRIPT = textwrap.dedent('''
             p = sw.plan(1, 30735 * 26020, 2, 132)  # a collapsed call no tile divides
             const = {q.name: q.default for q in fn.params if q.is_constexpr and q.has_default}
             const.update({"BLOCK_R": p["BLOCK_R"], "BLOCK_C": p["BLOCK_C"], "SUB_R": p["SUB_R"],
-                          "SUB_C": p["SUB_C"], "I64": False, "EVEN": even, "EVICT": ""})
+                          "SUB_C": p["SUB_C"], "I64": False, "EVEN": even, "EVICT": "", "A": 8})
             sig = {n: ("constexpr" if n in const else ("*bf16" if n[0].isupper() else "i32")) for n in fn.arg_names}
+            # as the collapsed launch passes them: aligned pointers, strides and offsets 0, A 8
             attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
-                     if n not in const and (n[0].isupper() or n.startswith("s"))}
+                     if n not in const and (n[0].isupper() or n.startswith(("s", "o")))}
             k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
                                target=GPUTarget("cuda", 90, 32), options={"num_warps": p["num_warps"]})
             with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
@@ -153,3 +158,84 @@ def test_swiglu_edge_tile_keeps_the_unmasked_register_count():
     assert len(regs) == 4, out
     for f in ("fwd", "bwd"):
         assert regs[(f, "False")] <= regs[(f, "True")] + 8, (f, regs)
+
+
+FUSED_SCRIPT = textwrap.dedent('''
+    import json, re
+    from collections import Counter
+
+    import torch
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.backends.nvidia.compiler import CUDABackend
+    from triton.compiler import ASTSource
+    try:  # Triton's launch binder (internal; Triton 3.x)
+        from triton.runtime.jit import create_function_from_signature
+    except ImportError:
+        print("NO_BINDER")
+        raise SystemExit(0)
+
+    from site_builder.runner.families import import_module
+
+    sw = import_module("swiglu", "kr_triton")
+    sw._INTERPRET = True  # CPU tensors pass the wrapper's checks; nothing runs
+    target = GPUTarget("cuda", 90, 32)
+    backend = CUDABackend(target)
+
+    class Recorder:  # in the kernel's place: keeps the launch's arguments
+        def __init__(self):
+            self.calls = []
+
+        def __getitem__(self, grid):
+            return lambda *args, **kw: self.calls.append((args, kw))
+
+    def accesses(fn, args, kw, **force):
+        # the launch's own specialization (Triton's binder: pointer and integer divisibility by
+        # 16, constexprs), as a GPU launch would compile it
+        kw = {**kw, **force}
+        bound, spec, opts = create_function_from_signature(fn.signature, fn.params, backend)(*args, **kw)
+        options, signature, constexprs, attrs = fn._pack_args(backend, kw, bound, spec, opts)
+        k = triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs, attrs=attrs),
+                           target=target, options=options.__dict__)
+        return dict(Counter(re.sub(r"[.]L[12]::[a-z_]+", "", a)
+                            for a in re.findall(r"(?:ld|st)[.]global[.][A-Za-z0-9_:.]+", k.asm["ptx"])))
+
+    out = {}
+    for i in (5724, 5723):
+        gu = torch.randn(64, 2 * i).to(torch.bfloat16)
+        dy = torch.randn(64, i).to(torch.bfloat16)
+        for kind, name in (("fwd", "_fwd"), ("bwd", "_bwd")):
+            fn, rec = getattr(sw, name), Recorder()
+            setattr(sw, name, rec)
+            sw.swiglu_fused_forward(gu) if kind == "fwd" else sw.swiglu_fused_backward(dy, gu)
+            setattr(sw, name, fn)
+            (args, kw), = rec.calls
+            out[f"{kind}-{i}"] = {"A": kw["A"], "ptx": accesses(fn, args, kw)}
+            out[f"{kind}-{i}-A1"] = {"A": 1, "ptx": accesses(fn, args, kw, A=1)}
+    print(json.dumps(out))
+''')
+
+
+def test_fused_swiglu_at_i_4_mod_8_loads_8_bytes():
+    """The fused layout at I = 5724 (4 mod 8, not a multiple of 8 bf16): gate_up's rows (2I) and
+    the up half (column I) start 8-byte aligned, not 16. Triton knows an argument's alignment
+    only when it is a multiple of 16, so while the launch passed the up half as a pointer of its
+    own every access was 2 bytes (`ld.global.b16`). It now passes gate_up's start with offset I
+    and the access width A = 4 (kr_triton._launch), said with tl.multiple_of: a full tile's
+    loads and stores are 8 bytes. A = 1 (no hint) compiles what Triton knows alone (2 bytes);
+    an odd I gets A = 1 and stays at 2 bytes, and still compiles (its values: the interpreted
+    tests/test_elementwise_kernels_cpu.py). Compiled from the wrapper's own launch arguments
+    through Triton's binder (its specialisation of a real launch), for sm_90, without a GPU."""
+    out = compile_script(FUSED_SCRIPT).strip()
+    if out.endswith("NO_BINDER"):
+        pytest.skip("this Triton has no create_function_from_signature (its launch binder)")
+    got = json.loads(out.splitlines()[-1])
+    wide = ("ld.global.v2.b32", "ld.global.b64", "ld.global.v4.b32")
+    for kind, loads in (("fwd", 2), ("bwd", 3)):  # tensors each full tile loads
+        vec, plain, odd = got[f"{kind}-5724"], got[f"{kind}-5724-A1"], got[f"{kind}-5723"]
+        assert vec["A"] == 4 and odd["A"] == 1, (vec["A"], odd["A"])
+        assert sum(vec["ptx"].get(w, 0) for w in wide) >= loads, vec  # 8-byte loads in the full tiles
+        assert vec["ptx"].get("st.global.v2.b32", 0) > 0, vec          # and stores
+        assert not any(w in vec["ptx"] for w in ("ld.global.v4.b32",)), vec  # never more than I allows
+        for other in (plain, odd):  # no hint, or an odd I: 2-byte accesses only
+            assert set(other["ptx"]) == {"ld.global.b16", "st.global.b16"}, other

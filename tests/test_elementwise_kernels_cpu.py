@@ -82,6 +82,97 @@ def test_swiglu_fused_layout_f32(t, i):
     _close(d, ref, **F32)
 
 
+@pytest.mark.parametrize("t,i", [(3, 5723), (2, 5724), (1, 5722), (4, 1030)])
+def test_swiglu_fused_access_widths_same_values(t, i):
+    """The fused launch takes gate_up's start as the up half's base (offset I) and a constexpr
+    access width A from I's alignment (odd 5723: 1; 5724 = 4 mod 8: 4; 5722, 1030 = 2 and 6 mod
+    8: 2 bf16 elements). Only addresses depend on A: float32 against the reference, and in bf16
+    the same bits as the separate layout on contiguous copies (a collapsed launch at A = 8)."""
+    gu = torch.randn(t, 2 * i) * 3
+    dy = torch.randn(t, i)
+    _close(sw.swiglu_fused_forward(gu), swref.swiglu64(gu[:, :i], gu[:, i:]), **F32)
+    ref = swref.reference({"dy": dy, "gate_up": gu.view(t, 2, i)}, {})["dgate_up"].view(t, 2 * i)
+    _close(sw.swiglu_fused_backward(dy, gu), ref, **F32)
+    gb, dyb = gu.to(torch.bfloat16), dy.to(torch.bfloat16)
+    g, u = gb[:, :i].contiguous(), gb[:, i:].contiguous()
+    assert torch.equal(sw.swiglu_fused_forward(gb), sw.swiglu_forward(g, u))
+    assert torch.equal(sw.swiglu_fused_backward(dyb, gb), torch.cat(sw.swiglu_backward(dyb, g, u), dim=1))
+
+
+class _Recorder:
+    """Stands in for a kernel: keeps the arguments of each launch (nothing runs)."""
+
+    def __init__(self, fn):
+        self.names = [n for n in fn.arg_names]
+        self.calls = []
+
+    def __getitem__(self, grid):
+        return lambda *args, **kw: self.calls.append({**dict(zip(self.names, args)), **kw})
+
+
+def _check_access_width(call, pointers, n_rows):
+    """A divides every address the kernel's rows start at: base / es + offset, and the row
+    strides of a multi-row launch; each base plus its offset is the tensor's first element."""
+    a = call["A"]
+    assert a >= 1 and a & (a - 1) == 0
+    for ptr, off, stride, t in pointers:
+        base, es = call[ptr], call[ptr].element_size()
+        assert base.data_ptr() + call[off] * es == t.data_ptr(), ptr
+        assert base.data_ptr() % es == 0 and (base.data_ptr() // es + call[off]) % a == 0, (ptr, a)
+        assert n_rows == 1 or call[stride] % a == 0, (ptr, a)
+    return a
+
+
+@pytest.mark.parametrize("t", [1, 6])
+@pytest.mark.parametrize("i,want", [(5723, 1), (5722, 2), (1030, 2), (5724, 4), (5720, 8), (5728, 8)])
+def test_swiglu_fused_launch_access_width(t, i, want, monkeypatch):
+    """The width A the fused launch states with tl.multiple_of: the largest power of two up to
+    16 bytes dividing I (the up half's offset from gate_up's start) and the row strides (I, 2I).
+    The interpreter ignores the hint, so a width the addresses do not allow would pass every
+    CPU test and fault (misaligned vectors) on a GPU: the invariant is checked on the host."""
+    gu = torch.randn(t, 2 * i).to(torch.bfloat16)
+    dy = torch.randn(t, i).to(torch.bfloat16)
+    fwd, bwd = _Recorder(sw._fwd), _Recorder(sw._bwd)
+    monkeypatch.setattr(sw, "_fwd", fwd)
+    monkeypatch.setattr(sw, "_bwd", bwd)
+    y = sw.swiglu_fused_forward(gu)
+    d = sw.swiglu_fused_backward(dy, gu)
+    (cf,), (cb,) = fwd.calls, bwd.calls
+    assert cf["G"] is gu and cf["U"] is gu and (cf["og"], cf["ou"]) == (0, i)  # gate_up's start, offset I
+    assert cb["DG"] is d and cb["DU"] is d and (cb["odg"], cb["odu"]) == (0, i)
+    assert _check_access_width(cf, [("G", "og", "sg", gu[:, :i]), ("U", "ou", "su", gu[:, i:]),
+                                     ("Y", "oy", "sy", y)], t) == want
+    assert _check_access_width(cb, [("DY", "ody", "sdy", dy), ("G", "og", "sg", gu[:, :i]),
+                                     ("U", "ou", "su", gu[:, i:]), ("DG", "odg", "sdg", d[:, :i]),
+                                     ("DU", "odu", "sdu", d[:, i:])], t) == want
+
+
+def test_swiglu_access_width_of_strided_views(monkeypatch):
+    """Separate gate and up that are views: a 16-byte aligned root is their base (offsets from
+    it); a root off that alignment, or so far before the view that its offset alone would need
+    64-bit offsets, is not (the view is its own base, and its address bounds A). Values: the
+    same bits as contiguous copies (a collapsed launch)."""
+    big = torch.randn(5, 3 * 1024).to(torch.bfloat16)
+    off3 = torch.empty(0, dtype=torch.bfloat16).set_(big.untyped_storage(), 3, (5, 2048), (2048, 1))  # 6 bytes in
+    cases = [(big[:, 4:1028], big[:, 1036:2060], 4, big),   # row stride 3072, offsets 4 and 1036
+             (big[:, 2:1026], big[:, 1032:2056], 2, big),
+             (big[:, 8:1032], big[:, 1032:2056], 8, big),
+             (off3[:, 1:1025], big[:, 4:1028], 4, None)]    # a root 6 bytes off: the view, 8 bytes in
+    for g, u, _, _ in cases:
+        assert torch.equal(sw.swiglu_forward(g, u), sw.swiglu_forward(g.contiguous(), u.contiguous()))
+    fwd = _Recorder(sw._fwd)
+    monkeypatch.setattr(sw, "_fwd", fwd)
+    for g, u, want, g_base in cases:
+        fwd.calls.clear()
+        y = sw.swiglu_forward(g, u)
+        (call,) = fwd.calls
+        assert call["U"] is big and (call["G"] is g_base if g_base is not None else call["og"] == 0)
+        a = _check_access_width(call, [("G", "og", "sg", g), ("U", "ou", "su", u), ("Y", "oy", "sy", y)], 5)
+        assert a == want, (a, want)
+    base, off, align = sw._aligned_base(big[:, 4:], 2, max_offset=3)
+    assert base is not big and off == 0 and base.data_ptr() == big[:, 4:].data_ptr() and align == 4
+
+
 def test_swiglu_strided_and_3d_views_f32():
     base = torch.randn(6, 2, 50)
     g = base[:, 0, :]          # row stride 100

@@ -207,6 +207,57 @@ def test_softmax_edge_cases():
         sm.softmax_forward(torch.ones(2, 3, dtype=torch.float64))
 
 
+
+def test_softmax_access_granularity():
+    """G (kr_triton.access_granularity): the largest power of two up to a 16-byte vector that
+    divides the row length and the strides, the base pointers aligned to it; the same for a
+    view of some of the rows (a function of length, strides and pointers, not of the rows)."""
+    g = sm.access_granularity
+    for n, bf16, fp32 in ((23162, 2, 2), (23163, 1, 1), (32008, 8, 4), (4100, 4, 4), (4096, 8, 4),
+                          (6, 2, 2), (1, 1, 1)):
+        for dtype, want in ((torch.bfloat16, bf16), (torch.float32, fp32)):
+            x = torch.empty(5, n, dtype=dtype)
+            y = torch.empty(5, n, dtype=dtype)
+            assert g(n, (n, n), (x, y)) == want, (n, dtype)
+            for lo, hi in ((0, 1), (1, 2), (3, 5)):  # views of some rows: same G
+                assert g(n, (n, n), (x[lo:hi], y)) == want, (n, dtype, lo, hi)
+    x = torch.empty(4, 23170, dtype=torch.bfloat16)
+    assert g(23160, (23170,), (x[:, :23160],)) == 2  # the stride limits it: 23170 = 2 * 11585
+    assert g(23160, (23168,), (x[:, 8:23168],)) == 8
+    assert g(23160, (23168,), (x[:, 2:23162],)) == 2  # a base 4 bytes off a 16-byte boundary
+    assert g(23160, (23168,), (x[:, 1:23161],)) == 1  # one element off
+    y, dy = torch.empty(3, 4100), torch.empty(3, 4100, dtype=torch.bfloat16)
+    assert g(4100, (4100, 4100), (y, dy)) == 4  # mixed dtypes: up to the narrowest's vector
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("rows,cols", [(3, 4100), (2, 23162), (4, 4098)])
+def test_softmax_even_lengths_match_float64_at_every_access_width(dtype, rows, cols):
+    """Even lengths that are not a multiple of a 16-byte vector (G = 2 or 4; 23162's backward is
+    split), as contiguous rows, as a strided view (G = 2) and as one whose base is one element
+    off (G = 1): float64 from each, and the same bits for a view of some of the rows."""
+    g = torch.Generator().manual_seed(cols + rows)
+    base = (torch.randn(rows, cols + 10, generator=g) * 3).to(dtype)
+    x = base[:, 8:cols + 8].contiguous()
+    dy = torch.randn(rows, cols, generator=g).to(dtype)
+    tol = 1e-6 if dtype == torch.float32 else 8e-3
+    views = {"contig": x, "strided": base[:, 8:cols + 8], "off-by-one": base[:, 1:cols + 1]}
+    assert sm.access_granularity(cols, (cols,), (x,)) >= 2
+    assert sm.access_granularity(cols, (cols + 10,), (views["strided"],)) == 2
+    assert sm.access_granularity(cols, (cols + 10,), (views["off-by-one"],)) == 1
+    for name, v in views.items():
+        want = torch.softmax(v.double(), -1)
+        y = sm.softmax_forward(v)
+        assert _rel(y, want) < tol, name
+        yd = y.double()
+        dx = sm.softmax_backward(y, dy)
+        assert _rel(dx, yd * (dy.double() - (yd * dy.double()).sum(-1, keepdim=True))) < 10 * tol, name
+    y = sm.softmax_forward(x)
+    assert torch.equal(sm.softmax_forward(x[1:]), y[1:])  # a view of some rows (not a copy): its G
+    dx = sm.softmax_backward(y, dy)
+    assert torch.equal(sm.softmax_backward(y[1:], dy[1:]), dx[1:])
+
+
 def _ce_ref(x, t, ii=-100):
     xg = x.double().clone().requires_grad_(True)
     loss = F.cross_entropy(xg, t, ignore_index=ii)

@@ -53,23 +53,32 @@ _SMS: dict = {}
 
 
 @triton.jit
-def _rotate(X, O, x_off, o_off, cos1, sin1, cos2, sin2, heads, n_heads, sxh, soh,
-            HALF: tl.constexpr, HALF_P2: tl.constexpr, BACKWARD: tl.constexpr):
-    j = tl.arange(0, HALF_P2)[None, :]
-    h = heads[:, None]
-    mask = (h < n_heads) & (j < HALF)
-    xp = X + x_off + h * sxh + j
-    op = O + o_off + h * soh + j
-    x1 = tl.load(xp, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
-    x2 = tl.load(xp + HALF, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
+def _rotate_store(xp, op, mask, cos1, sin1, cos2, sin2, HALF: tl.constexpr, BACKWARD: tl.constexpr,
+                  EVICT: tl.constexpr, STORE: tl.constexpr):
+    """The one load-rotate-store of every kernel here: x's two halves from `xp` (float32), rotated
+    ("rotate half"; the backward rotates by the negative angle), stored at `op` in its dtype."""
+    x1 = tl.load(xp, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
+    x2 = tl.load(xp + HALF, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
     if BACKWARD:
         o1 = x1 * cos1 + x2 * sin2
         o2 = x2 * cos2 - x1 * sin1
     else:
         o1 = x1 * cos1 - x2 * sin1
         o2 = x2 * cos2 + x1 * sin2
-    tl.store(op, o1.to(O.dtype.element_ty), mask=mask)
-    tl.store(op + HALF, o2.to(O.dtype.element_ty), mask=mask)
+    tl.store(op, o1.to(op.dtype.element_ty), mask=mask, cache_modifier=STORE)
+    tl.store(op + HALF, o2.to(op.dtype.element_ty), mask=mask, cache_modifier=STORE)
+
+
+@triton.jit
+def _rotate_k(X, O, x_off, o_off, cos1, sin1, cos2, sin2, heads, n_heads, sxh, soh,
+              HALF: tl.constexpr, HALF_P2: tl.constexpr, BACKWARD: tl.constexpr,
+              EVICT: tl.constexpr, STORE: tl.constexpr):
+    """A group of heads of one token (`heads`: their indices, those >= n_heads masked)."""
+    j = tl.arange(0, HALF_P2)[None, :]
+    h = heads[:, None]
+    mask = (h < n_heads) & (j < HALF)
+    _rotate_store(X + x_off + h * sxh + j, O + o_off + h * soh + j, mask, cos1, sin1, cos2, sin2, HALF, BACKWARD,
+                  EVICT, STORE)
 
 
 @triton.jit(do_not_specialize=["n_tokens", "seq"])
@@ -97,37 +106,16 @@ def _rope(Q, K, C, S, QO, KO, n_tokens, seq, hq, hk,
     # no variable is assigned in these branches: Triton (3.6) requires a name assigned in both
     # branches of an `if` to have one type, and the q and k head tiles differ (GQ vs GK)
     if part < PQ:
-        _rotate(Q, QO, b * sqb + s * sqs, b * sqob + s * sqos, cos1, sin1, cos2, sin2,
-                part * GQ + tl.arange(0, GQ), hq, sqh, sqoh, HALF, HALF_P2, BACKWARD)
+        _rotate_k(Q, QO, b * sqb + s * sqs, b * sqob + s * sqos, cos1, sin1, cos2, sin2,
+                  part * GQ + tl.arange(0, GQ), hq, sqh, sqoh, HALF, HALF_P2, BACKWARD, "evict_first", "")
     else:
-        _rotate(K, KO, b * skb + s * sks, b * skob + s * skos, cos1, sin1, cos2, sin2,
-                (part - PQ) * GK + tl.arange(0, GK), hk, skh, skoh, HALF, HALF_P2, BACKWARD)
+        _rotate_k(K, KO, b * skb + s * sks, b * skob + s * skos, cos1, sin1, cos2, sin2,
+                  (part - PQ) * GK + tl.arange(0, GK), hk, skh, skoh, HALF, HALF_P2, BACKWARD, "evict_first", "")
 
 
 # --------------------------------------------------------------------------------------
-# The knobbed kernels (cfg given): the same arithmetic as _rotate / _rope
+# The knobbed kernels (cfg given): the same arithmetic as _rope
 # --------------------------------------------------------------------------------------
-
-
-@triton.jit
-def _rotate_k(X, O, x_off, o_off, cos1, sin1, cos2, sin2, heads, n_heads, sxh, soh,
-              HALF: tl.constexpr, HALF_P2: tl.constexpr, BACKWARD: tl.constexpr,
-              EVICT: tl.constexpr, STORE: tl.constexpr):
-    j = tl.arange(0, HALF_P2)[None, :]
-    h = heads[:, None]
-    mask = (h < n_heads) & (j < HALF)
-    xp = X + x_off + h * sxh + j
-    op = O + o_off + h * soh + j
-    x1 = tl.load(xp, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
-    x2 = tl.load(xp + HALF, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
-    if BACKWARD:
-        o1 = x1 * cos1 + x2 * sin2
-        o2 = x2 * cos2 - x1 * sin1
-    else:
-        o1 = x1 * cos1 - x2 * sin1
-        o2 = x2 * cos2 + x1 * sin2
-    tl.store(op, o1.to(O.dtype.element_ty), mask=mask, cache_modifier=STORE)
-    tl.store(op + HALF, o2.to(O.dtype.element_ty), mask=mask, cache_modifier=STORE)
 
 
 @triton.jit
@@ -227,18 +215,8 @@ def _rows_tile(X, O, C, S, r0, n_rows, heads, seq, sxb, sxh, sxs, sob, soh, sos,
     cos2 = tl.load(C + co + HALF, mask=mask, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
     sin1 = tl.load(S + so, mask=mask, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
     sin2 = tl.load(S + so + HALF, mask=mask, other=0.0, eviction_policy=CS_EVICT).to(tl.float32)
-    xp = X + (b * sxb + s * sxs + h * sxh)[:, None] + j
-    op = O + (b * sob + s * sos + h * soh)[:, None] + j
-    x1 = tl.load(xp, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
-    x2 = tl.load(xp + HALF, mask=mask, other=0.0, eviction_policy=EVICT).to(tl.float32)
-    if BACKWARD:
-        o1 = x1 * cos1 + x2 * sin2
-        o2 = x2 * cos2 - x1 * sin1
-    else:
-        o1 = x1 * cos1 - x2 * sin1
-        o2 = x2 * cos2 + x1 * sin2
-    tl.store(op, o1.to(O.dtype.element_ty), mask=mask, cache_modifier=STORE)
-    tl.store(op + HALF, o2.to(O.dtype.element_ty), mask=mask, cache_modifier=STORE)
+    _rotate_store(X + (b * sxb + s * sxs + h * sxh)[:, None] + j, O + (b * sob + s * sos + h * soh)[:, None] + j,
+                  mask, cos1, sin1, cos2, sin2, HALF, BACKWARD, EVICT, STORE)
 
 
 @triton.jit

@@ -33,6 +33,17 @@ there are; no table of workloads):
   the next part of R gets a slot (every SM holds at least one program); once all of R's parts
   are resident they all publish and all get past their wait.
 
+Access width: loads and stores move G elements at a time, G (`access_granularity`) the largest
+power of two up to 16 bytes that divides the row length and the row strides, the base pointers
+aligned to it; the kernels declare it (`tl.multiple_of` in `_row`, `_row_length`). Triton alone
+proves alignment only from its own specialisation (an integer argument a multiple of 16, a
+pointer on a 16-byte boundary): a row of 23162 bf16 columns, even but not a multiple of 8, was
+read and written 2 bytes at a time (a 2517 x 23162 backward 1.55x slower than torch.compile,
+H200, 2026-12-04: lab/softmax/NOTES.md); with G = 2 it takes 4-byte accesses, 32008 columns
+16-byte ones, an odd length stays at one element. G depends on the row length, strides and
+pointers, never on the number of rows: the access width sets Triton's layout, hence the order
+of a row's reductions.
+
 Under TRITON_INTERPRET=1 (CPU tests) programs run one after the other, so a program cannot
 wait for a later one: the split layout then runs as two launches of the same kernel (PHASE 1
 publishes, PHASE 2 combines and writes), the same arithmetic without the wait.
@@ -46,7 +57,7 @@ import torch
 import triton
 import triton.language as tl
 
-__all__ = ["softmax_forward", "softmax_backward", "plan"]
+__all__ = ["softmax_forward", "softmax_backward", "plan", "access_granularity"]
 
 _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 _SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
@@ -122,30 +133,55 @@ def _count_out(SLOTS_ROW, DEP, row, split, NSLOTS: tl.constexpr):
         tl.store(DEP + row, 0)
 
 
+@triton.jit
+def _row(P, row, stride, G: tl.constexpr):
+    """The pointer to a row's first element, P + row * stride, declared a multiple of G elements
+    (`access_granularity` checked the stride and the base pointer), so that loads and stores can
+    be G-element vectors. The pointer itself is declared aligned, not only the offset: the
+    access width, hence the layout and a row's reduction order, then follows G alone, not
+    whether Triton specialised this view's base as 16-byte aligned. (The hints go on values
+    computed here: one on an argument of this function would be lost when it is inlined.)"""
+    off = row * stride
+    if G > 1:
+        off = tl.multiple_of(off, G)
+    p = P + off
+    if G > 1:
+        p = tl.multiple_of(p, G * (P.dtype.element_ty.primitive_bitwidth // 8))  # in bytes
+    return p
+
+
+@triton.jit
+def _row_length(N, G: tl.constexpr):
+    """N, declared a multiple of G: the mask `cols < N` is then constant over each vector."""
+    if G > 1:
+        N = tl.multiple_of(N.to(tl.int64), G)
+    return N
+
+
 @triton.jit(do_not_specialize=["stride_x", "stride_y", "split"])
 def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split, N,
          BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
-         PHASE: tl.constexpr):
+         PHASE: tl.constexpr, G: tl.constexpr = 1):
     """PHASE 0: the whole job (one program per row when split == 1); 1 and 2: the interpreter's
-    split halves (publish; combine and write)."""
+    split halves (publish; combine and write). G: `access_granularity`."""
     pid = tl.program_id(0).to(tl.int64)
     row = pid // split
     part = pid % split
     if CONTIG:
-        xoff = row * N
-        yoff = row * N
+        xrow = _row(X, row, N, G)
+        yrow = _row(Y, row, N, G)
     else:
-        xoff = row * stride_x
-        yoff = row * stride_y
-    cols = part * BLOCK + tl.arange(0, BLOCK)
-    m = cols < N
-    x = tl.load(X + xoff + cols, mask=m, other=-float("inf")).to(tl.float32)
+        xrow = _row(X, row, stride_x, G)
+        yrow = _row(Y, row, stride_y, G)
+    cols = part * BLOCK + tl.arange(0, BLOCK)  # a part starts at a multiple of BLOCK >= G
+    m = cols < _row_length(N, G)
+    x = tl.load(xrow + cols, mask=m, other=-float("inf")).to(tl.float32)
     mx = tl.max(x, axis=0)
     if SPLIT_P2 == 1:
         ms = tl.where(mx == -float("inf"), 0.0, mx)  # an all -inf row: exp gives 0, y = 0/0 = NaN
         e = tl.exp(x - ms)
         inv = 1.0 / tl.sum(e, axis=0)
-        tl.store(Y + yoff + cols, (e * inv).to(Y.dtype.element_ty), mask=m)
+        tl.store(yrow + cols, (e * inv).to(Y.dtype.element_ty), mask=m)
     else:
         slots = SLOTS + row * SPLIT_P2
         k = tl.arange(0, SPLIT_P2)
@@ -161,32 +197,33 @@ def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split, N,
             bs = tl.where(big == -float("inf"), 0.0, big)
             total = tl.sum(tl.where(kmask, ps * tl.exp(pm - bs), 0.0), axis=0)
             inv = 1.0 / total
-            tl.store(Y + yoff + cols, (tl.exp(x - bs) * inv).to(Y.dtype.element_ty), mask=m)
+            tl.store(yrow + cols, (tl.exp(x - bs) * inv).to(Y.dtype.element_ty), mask=m)
             _count_out(slots, DEP, row, split, SPLIT_P2)
 
 
 @triton.jit(do_not_specialize=["stride_y", "stride_dy", "stride_dx", "split"])
 def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
          BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
-         PHASE: tl.constexpr):
+         PHASE: tl.constexpr, G: tl.constexpr = 1):
+    """As `_fwd`, from y and dy."""
     pid = tl.program_id(0).to(tl.int64)
     row = pid // split
     part = pid % split
     if CONTIG:
-        yoff = row * N
-        dyoff = row * N
-        dxoff = row * N
+        yrow = _row(Yp, row, N, G)
+        dyrow = _row(DY, row, N, G)
+        dxrow = _row(DX, row, N, G)
     else:
-        yoff = row * stride_y
-        dyoff = row * stride_dy
-        dxoff = row * stride_dx
+        yrow = _row(Yp, row, stride_y, G)
+        dyrow = _row(DY, row, stride_dy, G)
+        dxrow = _row(DX, row, stride_dx, G)
     cols = part * BLOCK + tl.arange(0, BLOCK)
-    m = cols < N
-    y = tl.load(Yp + yoff + cols, mask=m, other=0.0).to(tl.float32)
-    dy = tl.load(DY + dyoff + cols, mask=m, other=0.0).to(tl.float32)
+    m = cols < _row_length(N, G)
+    y = tl.load(yrow + cols, mask=m, other=0.0).to(tl.float32)
+    dy = tl.load(dyrow + cols, mask=m, other=0.0).to(tl.float32)
     dot = tl.sum(y * dy, axis=0)
     if SPLIT_P2 == 1:
-        tl.store(DX + dxoff + cols, (y * (dy - dot)).to(DX.dtype.element_ty), mask=m)
+        tl.store(dxrow + cols, (y * (dy - dot)).to(DX.dtype.element_ty), mask=m)
     else:
         slots = SLOTS + row * SPLIT_P2
         k = tl.arange(0, SPLIT_P2)
@@ -196,7 +233,7 @@ def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
         if PHASE != 1:
             parts = _gather(slots, k, kmask, PHASE == 0)
             total = tl.sum(tl.where(kmask, parts, 0.0), axis=0)
-            tl.store(DX + dxoff + cols, (y * (dy - total)).to(DX.dtype.element_ty), mask=m)
+            tl.store(dxrow + cols, (y * (dy - total)).to(DX.dtype.element_ty), mask=m)
             _count_out(slots, DEP, row, split, SPLIT_P2)
 
 
@@ -298,11 +335,30 @@ def _check(name: str, t) -> None:
         raise ValueError(f"{name} must have a non-empty last dimension, got shape {tuple(t.shape)}")
 
 
+def access_granularity(n: int, strides=(), tensors=()) -> int:
+    """G, the width in elements of the kernels' loads and stores: the largest power of two, up
+    to one 16-byte vector of the narrowest element, that divides the row length n and every row
+    stride, with every tensor's base pointer aligned to G of its elements. Rows then start
+    G-aligned, and so does every G-column group of a row (parts start at multiples of BLOCK):
+    at 23162 bf16 columns G = 2 (4-byte accesses; Triton alone, knowing only whether n is a
+    multiple of 16, issues 2-byte ones), at 32008 G = 8 (16 bytes), at an odd length G = 1.
+
+    A function of the row length, strides and base pointers, never of the number of rows: the
+    access width decides Triton's layout and so a row's reduction order. (A view of some of a
+    tensor's rows starts at base + first row * stride: it gets the tensor's G.)"""
+    g = 16 // min((t.element_size() for t in tensors), default=2)
+    while g > 1 and (any(v % g for v in (n, *strides))
+                     or any(t.data_ptr() % (g * t.element_size()) for t in tensors)):
+        g //= 2
+    return g
+
+
 def _launch(kernel, tensors, strides, out2, n, rows, cfg, per_row_slots):
     device = out2.device
     split = cfg["SPLIT"]
     contig = all(s == n for s in strides)
-    kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig, num_warps=cfg["num_warps"])
+    kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig,
+              G=access_granularity(n, strides, tensors), num_warps=cfg["num_warps"])
     if split == 1:
         slots = dep = out2  # unused
     else:

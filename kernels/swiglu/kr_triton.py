@@ -18,6 +18,18 @@ so the fused [tokens, 2 x intermediate] layout is just two column-offset views o
 (gate = gate_up[:, :I], up = gate_up[:, I:]) and needs no copy. When every tensor is contiguous
 the rows are collapsed into one long row (purely element-wise, no column padding).
 
+Accesses: the kernels take each tensor as an aligned base pointer plus an element offset
+(`_aligned_base`: the up half is gate_up's 16-byte aligned start at offset I, not a pointer of
+its own) and a constexpr A, the widest access (a power of two, up to 16 bytes) dividing every
+offset, row stride and base alignment, which `_rowoff` states with `tl.multiple_of`. Triton by
+itself knows an argument's alignment only when it is a multiple of 16 (bytes for a pointer,
+elements for an integer), so in the fused layout at I not a multiple of 8 every access moved
+2 bytes (`ld.global.b16`), and at I = 8 mod 16 those of y and dy (row stride I). Now the full
+tiles move 8 bytes at I = 4 mod 8, 4 at I = 2 or 6 mod 8 and 16 at I = 8 mod 16; an odd I
+stays at 2 bytes (its rows start at either parity). Only addresses change, never an element's
+arithmetic (the same bits). Edge tiles' masked steps are as before (scalar where the column
+count is not a multiple of 16: the mask's bound is of unknown alignment).
+
 Launch configuration (`plan`): a model of the shape, not a table of workloads. A program owns a
 BLOCK_R x BLOCK_C tile of 2 KB per tensor, one 16-byte vector per thread per tensor (1024 bf16
 elements on 4 warps, Inductor's pointwise shape); a one-row launch whose grid would have fewer
@@ -28,8 +40,8 @@ least; the tile is halved while the grid would have fewer than two programs per 
 one warp of vectors, so a one-token call still spreads over many SMs. Tiles wholly inside the
 tensor load and store unmasked; an edge tile runs masked in SUB_R x SUB_C steps of one vector
 per thread (`sub_tile`), which keeps the kernel's registers at the unmasked path's count. Loads
-carry the evict_first hint only in passes moving less than EVICT_MAX_BYTES (128 MiB): above it
-the hint measured 3-7 % slower. The H200 sweeps behind these choices: lab/swiglu/NOTES.md.
+carry the evict_first hint only in passes moving less than EVICT_MAX_BYTES (80 MiB): above it
+the hint measured up to 7 % slower. The H200 sweeps behind these choices: lab/swiglu/NOTES.md.
 
 Launch knobs (`cfg`, a keyword of the four entry points; for sweeps, lab/swiglu/sweep.py; the
 defaults, `KNOBS`, are the shipped launch, the same as cfg None): `tile_bytes` per tensor per
@@ -70,6 +82,25 @@ def _span(r0, c0, n_rows, n_cols, R: tl.constexpr, C: tl.constexpr):
 
 
 @triton.jit
+def _rowoff(r0, R: tl.constexpr, s, o, A: tl.constexpr):
+    """Offsets from the base pointer of the first elements of rows r0 .. r0 + R - 1: o + r * s,
+    [R, 1] (a scalar when R is 1). A > 1 is the launch's word (`_launch`) that A divides o, s
+    and the base's address in elements; said to the compiler (`tl.multiple_of`), a row's columns
+    load and store A elements at a time. Without it Triton knows an integer argument's
+    divisibility only when it is a multiple of 16, and nothing of the fused layout's I-column
+    rows at I not a multiple of 16."""
+    if R == 1:  # a scalar: the [1, 1] form folds to one, and a 2-D hint on it fails to compile
+        ro = o + r0 * s
+        if A > 1:
+            ro = tl.multiple_of(ro, A)
+    else:
+        ro = o + (r0 + tl.arange(0, R))[:, None] * s
+        if A > 1:
+            ro = tl.multiple_of(ro, [A, A])
+    return ro
+
+
+@triton.jit
 def _ld(P, off, mask, EVEN: tl.constexpr, EVICT: tl.constexpr):
     if EVEN:
         return tl.load(P + off, eviction_policy=EVICT)
@@ -85,29 +116,30 @@ def _st(P, off, v, mask, EVEN: tl.constexpr, STORE: tl.constexpr):
 
 
 @triton.jit
-def _fwd_span(G, U, Y, r0, c0, n_rows, n_cols, sg, su, sy, R: tl.constexpr, C: tl.constexpr,
-              EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr):
+def _fwd_span(G, U, Y, r0, c0, n_rows, n_cols, sg, su, sy, og, ou, oy, R: tl.constexpr, C: tl.constexpr,
+              EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr, A: tl.constexpr):
     r, c, mask = _span(r0, c0, n_rows, n_cols, R, C)
-    g = _ld(G, r * sg + c, mask, EVEN, EVICT).to(tl.float32)
-    u = _ld(U, r * su + c, mask, EVEN, EVICT)
+    g = _ld(G, _rowoff(r0, R, sg, og, A) + c, mask, EVEN, EVICT).to(tl.float32)
+    u = _ld(U, _rowoff(r0, R, su, ou, A) + c, mask, EVEN, EVICT)
     s = (g * tl.sigmoid(g)).to(u.dtype)
     y = (s.to(tl.float32) * u.to(tl.float32)).to(Y.dtype.element_ty)
-    _st(Y, r * sy + c, y, mask, EVEN, STORE)
+    _st(Y, _rowoff(r0, R, sy, oy, A) + c, y, mask, EVEN, STORE)
 
 
 @triton.jit
-def _bwd_span(DY, G, U, DG, DU, r0, c0, n_rows, n_cols, sdy, sg, su, sdg, sdu, R: tl.constexpr,
-              C: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr):
+def _bwd_span(DY, G, U, DG, DU, r0, c0, n_rows, n_cols, sdy, sg, su, sdg, sdu, ody, og, ou, odg, odu,
+              R: tl.constexpr, C: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr,
+              A: tl.constexpr):
     r, c, mask = _span(r0, c0, n_rows, n_cols, R, C)
-    dy = _ld(DY, r * sdy + c, mask, EVEN, EVICT).to(tl.float32)
-    g = _ld(G, r * sg + c, mask, EVEN, EVICT).to(tl.float32)
-    u = _ld(U, r * su + c, mask, EVEN, EVICT).to(tl.float32)
+    dy = _ld(DY, _rowoff(r0, R, sdy, ody, A) + c, mask, EVEN, EVICT).to(tl.float32)
+    g = _ld(G, _rowoff(r0, R, sg, og, A) + c, mask, EVEN, EVICT).to(tl.float32)
+    u = _ld(U, _rowoff(r0, R, su, ou, A) + c, mask, EVEN, EVICT).to(tl.float32)
     sig = tl.sigmoid(g)
     silu = g * sig
     du = dy * silu
     dg = dy * u * (sig * (1.0 + g * (1.0 - sig)))
-    _st(DG, r * sdg + c, dg.to(DG.dtype.element_ty), mask, EVEN, STORE)
-    _st(DU, r * sdu + c, du.to(DU.dtype.element_ty), mask, EVEN, STORE)
+    _st(DG, _rowoff(r0, R, sdg, odg, A) + c, dg.to(DG.dtype.element_ty), mask, EVEN, STORE)
+    _st(DU, _rowoff(r0, R, sdu, odu, A) + c, du.to(DU.dtype.element_ty), mask, EVEN, STORE)
 
 
 @triton.jit
@@ -124,41 +156,43 @@ def _origin(pid, n_rows, n_cols, n_col_blocks, BLOCK_R: tl.constexpr, BLOCK_C: t
 
 
 @triton.jit
-def _fwd_tile(G, U, Y, pid, n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R: tl.constexpr,
+def _fwd_tile(G, U, Y, pid, n_rows, n_cols, n_col_blocks, sg, su, sy, og, ou, oy, BLOCK_R: tl.constexpr,
               BLOCK_C: tl.constexpr, SUB_R: tl.constexpr, SUB_C: tl.constexpr, I64: tl.constexpr,
-              EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr):
+              EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr, A: tl.constexpr):
     r0, c0, full = _origin(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64, EVEN)
-    if full:  # unmasked: 16-byte vectors at any column count
-        _fwd_span(G, U, Y, r0, c0, n_rows, n_cols, sg, su, sy, BLOCK_R, BLOCK_C, True, EVICT, STORE)
+    if full:  # unmasked: A-element vectors (16 bytes wherever the rows allow; see _rowoff)
+        _fwd_span(G, U, Y, r0, c0, n_rows, n_cols, sg, su, sy, og, ou, oy, BLOCK_R, BLOCK_C, True, EVICT, STORE, A)
     else:  # an edge tile, masked, in SUB_R x SUB_C steps (see _bwd_tile)
         for s in range(0, (BLOCK_R // SUB_R) * (BLOCK_C // SUB_C)):
             _fwd_span(G, U, Y, r0 + (s // (BLOCK_C // SUB_C)) * SUB_R, c0 + (s % (BLOCK_C // SUB_C)) * SUB_C,
-                      n_rows, n_cols, sg, su, sy, SUB_R, SUB_C, False, EVICT, STORE)
+                      n_rows, n_cols, sg, su, sy, og, ou, oy, SUB_R, SUB_C, False, EVICT, STORE, A)
 
 
 @triton.jit(do_not_specialize=["n_rows"])
-def _fwd(G, U, Y, n_rows, n_cols, n_col_blocks, sg, su, sy,
+def _fwd(G, U, Y, n_rows, n_cols, n_col_blocks, sg, su, sy, og, ou, oy,
          BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, SUB_R: tl.constexpr, SUB_C: tl.constexpr,
          I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr = "evict_first", STORE: tl.constexpr = "",
-         PERSIST: tl.constexpr = False):
+         PERSIST: tl.constexpr = False, A: tl.constexpr = 1):
+    """Pointers are the tensors' aligned bases (`_aligned_base`), og/ou/oy the element offsets of
+    their [0, 0] elements, s* the row strides, A the access width they allow (`_launch`)."""
     if PERSIST:  # a grid stride over the tiles (the `persistent` knob)
         n_tiles = tl.cdiv(n_rows, BLOCK_R) * n_col_blocks
         for t in range(tl.program_id(0), n_tiles, tl.num_programs(0)):
-            _fwd_tile(G, U, Y, t, n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R, BLOCK_C, SUB_R, SUB_C, I64,
-                      EVEN, EVICT, STORE)
+            _fwd_tile(G, U, Y, t, n_rows, n_cols, n_col_blocks, sg, su, sy, og, ou, oy, BLOCK_R, BLOCK_C, SUB_R,
+                      SUB_C, I64, EVEN, EVICT, STORE, A)
     else:
-        _fwd_tile(G, U, Y, tl.program_id(0), n_rows, n_cols, n_col_blocks, sg, su, sy, BLOCK_R, BLOCK_C,
-                  SUB_R, SUB_C, I64, EVEN, EVICT, STORE)
+        _fwd_tile(G, U, Y, tl.program_id(0), n_rows, n_cols, n_col_blocks, sg, su, sy, og, ou, oy, BLOCK_R,
+                  BLOCK_C, SUB_R, SUB_C, I64, EVEN, EVICT, STORE, A)
 
 
 @triton.jit
-def _bwd_tile(DY, G, U, DG, DU, pid, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
+def _bwd_tile(DY, G, U, DG, DU, pid, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu, ody, og, ou, odg, odu,
               BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, SUB_R: tl.constexpr, SUB_C: tl.constexpr,
-              I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr):
+              I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr, STORE: tl.constexpr, A: tl.constexpr):
     r0, c0, full = _origin(pid, n_rows, n_cols, n_col_blocks, BLOCK_R, BLOCK_C, I64, EVEN)
     if full:
-        _bwd_span(DY, G, U, DG, DU, r0, c0, n_rows, n_cols, sdy, sg, su, sdg, sdu, BLOCK_R, BLOCK_C, True,
-                  EVICT, STORE)
+        _bwd_span(DY, G, U, DG, DU, r0, c0, n_rows, n_cols, sdy, sg, su, sdg, sdu, ody, og, ou, odg, odu,
+                  BLOCK_R, BLOCK_C, True, EVICT, STORE, A)
     else:
         # A masked access of unknown alignment is scalar: the whole tile masked at once held
         # 139 registers in the sm_90 backward (64 unmasked), so every program of the kernel ran
@@ -166,23 +200,24 @@ def _bwd_tile(DY, G, U, DG, DU, pid, n_rows, n_cols, n_col_blocks, sdy, sg, su, 
         # within the unmasked one's registers (plan's SUB_R x SUB_C).
         for s in range(0, (BLOCK_R // SUB_R) * (BLOCK_C // SUB_C)):
             _bwd_span(DY, G, U, DG, DU, r0 + (s // (BLOCK_C // SUB_C)) * SUB_R,
-                      c0 + (s % (BLOCK_C // SUB_C)) * SUB_C, n_rows, n_cols, sdy, sg, su, sdg, sdu, SUB_R, SUB_C,
-                      False, EVICT, STORE)
+                      c0 + (s % (BLOCK_C // SUB_C)) * SUB_C, n_rows, n_cols, sdy, sg, su, sdg, sdu,
+                      ody, og, ou, odg, odu, SUB_R, SUB_C, False, EVICT, STORE, A)
 
 
 @triton.jit(do_not_specialize=["n_rows"])
-def _bwd(DY, G, U, DG, DU, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
+def _bwd(DY, G, U, DG, DU, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu, ody, og, ou, odg, odu,
          BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, SUB_R: tl.constexpr, SUB_C: tl.constexpr,
          I64: tl.constexpr, EVEN: tl.constexpr, EVICT: tl.constexpr = "evict_first", STORE: tl.constexpr = "",
-         PERSIST: tl.constexpr = False):
+         PERSIST: tl.constexpr = False, A: tl.constexpr = 1):
+    """As _fwd: aligned bases, element offsets o*, row strides s*, access width A."""
     if PERSIST:
         n_tiles = tl.cdiv(n_rows, BLOCK_R) * n_col_blocks
         for t in range(tl.program_id(0), n_tiles, tl.num_programs(0)):
-            _bwd_tile(DY, G, U, DG, DU, t, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu, BLOCK_R,
-                      BLOCK_C, SUB_R, SUB_C, I64, EVEN, EVICT, STORE)
+            _bwd_tile(DY, G, U, DG, DU, t, n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu, ody, og, ou, odg,
+                      odu, BLOCK_R, BLOCK_C, SUB_R, SUB_C, I64, EVEN, EVICT, STORE, A)
     else:
         _bwd_tile(DY, G, U, DG, DU, tl.program_id(0), n_rows, n_cols, n_col_blocks, sdy, sg, su, sdg, sdu,
-                  BLOCK_R, BLOCK_C, SUB_R, SUB_C, I64, EVEN, EVICT, STORE)
+                  ody, og, ou, odg, odu, BLOCK_R, BLOCK_C, SUB_R, SUB_C, I64, EVEN, EVICT, STORE, A)
 
 
 # --------------------------------------------------------------------------------------
@@ -266,8 +301,10 @@ def sub_tile(block_r: int, block_c: int, elsize: int, num_warps: int) -> dict:
 #: Passes moving at least this many bytes load without the evict_first hint. H200 sweep of
 #: 2026-12-03 (lab/swiglu/NOTES.md): the hint costs 3-7 % from ~150 MB up (e.g. 8192 x 14336
 #: forward 173.1 against 164.3 us) and saves 9-15 % at 52-69 MB (the fused backward at 3412 x
-#: 1531: 21.97 against 25.36 us); at 95 MB the two were equal.
-EVICT_MAX_BYTES = 128 << 20
+#: 1531: 21.97 against 25.36 us). The second sweep (2026-12-04, call 6) put the edge lower: at
+#: 95 MB (fused 1021 x 9280 backward) no hint 25.01 against 26.07 us, at 112 MB (1048 x 17756
+#: forward) 27.74 against 29.55, while at 52 and 69 MB the hint still won.
+EVICT_MAX_BYTES = 80 << 20
 
 
 def default_evict(moved_bytes: int) -> str:
@@ -375,21 +412,56 @@ def _collapse(tensors, enabled: bool = True):
     return tensors
 
 
+def _aligned_base(t: torch.Tensor, es: int, max_offset: int = _INT32_MAX):
+    """(base, offset, align) of t, whose elements are `es` bytes: t's first element lies `offset`
+    elements past the tensor `base`, whose address is a multiple of `align` elements (a power of
+    two, at most 16 bytes' worth). The base is the root of t's views when that has t's dtype, is
+    16-byte aligned and lies at most `max_offset` elements before t (the fused layout's up half:
+    gate_up's start, offset I), else t itself (offset 0). Triton knows a pointer's alignment only
+    when it is 16 bytes: passed as is, the up half at I not a multiple of 8 bf16 is known to be
+    only 2-byte aligned, while from gate_up's start the offset I allows 8 bytes at I = 4 mod 8
+    and 4 at I = 2 or 6 mod 8. Integer operations on the tensors as they are (the decode path's
+    host time: no new tensors)."""
+    p = t.data_ptr()
+    b = t._base
+    if b is not None and b.dtype is t.dtype:
+        q = b.data_ptr()
+        if q <= p and not q & 15 and p - q <= max_offset * es:
+            return b, (p - q) // es, 16 // es
+    lo = p & 15
+    return t, 0, (lo & -lo) // es if lo else 16 // es
+
+
 def _launch(kernel, tensors2d, n_rows, n_cols, cfg=None):
     t0 = tensors2d[0]
-    lc = launch_config(n_rows, n_cols, t0.element_size(), _sm_count(t0.device), cfg)
-    max_off = max((n_rows - 1) * abs(t.stride(0)) + n_cols for t in tensors2d)
-    i64 = max_off > _INT32_MAX
-    n_col_blocks = triton.cdiv(n_cols, lc["BLOCK_C"])
+    es = t0.element_size()
+    vec = 16 // es
+    lc = launch_config(n_rows, n_cols, es, _sm_count(t0.device), cfg)
     # one row (a collapsed call, or one token): its row stride is never used, and passed as is it
     # is the row's length, which Triton's divisibility analysis would take for the offsets'
     # alignment (no 16-byte vectors at lengths not a multiple of 16; measured 1.3-1.6x slower)
-    args = [*tensors2d, n_rows, n_cols, n_col_blocks, *(t.stride(0) if n_rows > 1 else 0 for t in tensors2d)]
+    bases, offsets, strides = [], [], []
+    bits = max_off = 0
+    for t in tensors2d:
+        st = t.stride(0) if n_rows > 1 else 0
+        extent = (n_rows - 1) * abs(st) + n_cols
+        # a root far before t (a view into a large buffer) is not taken where only its offset
+        # would need 64-bit offsets (I64)
+        b, o, align = _aligned_base(t, es, max(0, _INT32_MAX - extent))
+        bases.append(b)
+        offsets.append(o)
+        strides.append(st)
+        bits |= o | st | (align & (vec - 1))  # an alignment of vec (16 bytes) constrains nothing
+        max_off = max(max_off, o + extent)
+    # A: the widest access, in elements, that every offset, stride and base allows (_rowoff)
+    access = min(vec, bits & -bits) if bits else vec
+    n_col_blocks = triton.cdiv(n_cols, lc["BLOCK_C"])
     evict = lc["EVICT"]
     if evict == "auto":  # the shipped launch's hint: by the bytes the pass moves (default_evict)
-        evict = default_evict(len(tensors2d) * n_rows * n_cols * t0.element_size())
-    kernel[(lc["grid"],)](*args, BLOCK_R=lc["BLOCK_R"], BLOCK_C=lc["BLOCK_C"], SUB_R=lc["SUB_R"], SUB_C=lc["SUB_C"],
-                          I64=i64, EVEN=lc["EVEN"], EVICT=evict, STORE=lc["STORE"], PERSIST=lc["PERSIST"],
+        evict = default_evict(len(tensors2d) * n_rows * n_cols * es)
+    kernel[(lc["grid"],)](*bases, n_rows, n_cols, n_col_blocks, *strides, *offsets, BLOCK_R=lc["BLOCK_R"],
+                          BLOCK_C=lc["BLOCK_C"], SUB_R=lc["SUB_R"], SUB_C=lc["SUB_C"], I64=max_off > _INT32_MAX,
+                          EVEN=lc["EVEN"], EVICT=evict, STORE=lc["STORE"], PERSIST=lc["PERSIST"], A=access,
                           num_warps=lc["num_warps"], num_stages=lc["num_stages"])
 
 

@@ -1,6 +1,11 @@
 """Issue 15's tables and targets from one committed run record of the rmsnorm or layernorm family:
 
     python lab/norms/targets.py records/runs/rmsnorm/h200/<run>.yaml [more runs ...]
+    python lab/norms/targets.py <run>.yaml --with <older run>.yaml [--with ...]
+
+`--with`: peers that the run did not measure (or did not reach: not-run) are taken from the older
+runs of the same family, the first that has an ok result; such a cell is marked `*` (another run:
+not a same-run ratio, the GPU's state may differ by a few per cent).
 
 Per workload: bytes, the floor (the family record's bytes, site_builder.floors.bytes_moved, over
 the copy bandwidth measured in that run), ours (kr-triton-<family>), each peer, ours / fastest
@@ -32,8 +37,9 @@ def _short(impl: str) -> str:
     return impl
 
 
-def main(paths: list[str]) -> int:
+def main(paths: list[str], others: list[str] = ()) -> int:
     missed_total = 0
+    older = [yaml.safe_load(Path(p).read_text()) for p in others]
     for path in paths:
         run = yaml.safe_load(Path(path).read_text())
         fam_id = run["family"]
@@ -44,6 +50,17 @@ def main(paths: list[str]) -> int:
         for r in run["results"]:
             by.setdefault(r["workload"], {})[r["implementation"]] = r
         impls = list(dict.fromkeys(r["implementation"] for r in run["results"]))
+        borrowed: set = set()  # (workload, implementation) taken from an older run
+        for other in older:
+            if other["family"] != fam_id:
+                continue
+            for r in other["results"]:
+                cur = by.setdefault(r["workload"], {}).get(r["implementation"])
+                if r["implementation"] != ours and r.get("status") == "ok" and (cur is None or cur.get("status") != "ok"):
+                    by[r["workload"]][r["implementation"]] = r
+                    borrowed.add((r["workload"], r["implementation"]))
+                    impls.append(r["implementation"])
+        impls = list(dict.fromkeys(impls))
         peers = [i for i in impls if i != ours]
         print(f"\n### {fam_id}: run {Path(path).name}, copy bandwidth {bw:.0f} GB/s; device µs, median, cold L2\n")
         head = ["workload", "kind", "MB", "floor"] + ["ours"] + [_short(p) for p in peers] + ["ours / fastest peer",
@@ -71,7 +88,7 @@ def main(paths: list[str]) -> int:
                     cells.append(res.get(p, {}).get("status", "–") if p in res else "–")
                 else:
                     ok[p] = v
-                    cells.append(f"{v:.1f}")
+                    cells.append(f"{v:.1f}" + ("*" if (w.id, p) in borrowed else ""))
             best = min(ok, key=ok.get) if ok else None
             ratio = t / ok[best] if (t and best) else None
             cells.append(f"{ratio:.3f} ({_short(best)})" if ratio else "–")
@@ -124,4 +141,11 @@ if __name__ == "__main__":
     if len(sys.argv) < 2:
         print(__doc__)
         sys.exit(2)
-    sys.exit(main(sys.argv[1:]))
+    args, withs = [], []
+    it = iter(sys.argv[1:])
+    for a in it:
+        if a == "--with":
+            withs.append(next(it))
+        else:
+            args.append(a)
+    sys.exit(main(args, withs))

@@ -50,6 +50,9 @@ LONG_FWD = {"bf16": [(8192, 32, 16), (8192, 32, 4), (8192, 32, 8), (16384, 16, 8
 LONG_BWD = {"bf16": [(8192, 32, 16), (8192, 32, 8), (8192, 32, 4), (4096, 64, 4), (16384, 16, 16)],
             "fp32": [(4096, 32, 8), (4096, 32, 4), (2048, 64, 4)]}
 ONLY_SOFTMAX = "--softmax" in sys.argv
+# softmax access width G (kr_triton.access_granularity): the rows here are 16-byte aligned (N is
+# declared a multiple of 16 below), so one 16-byte vector, as Triton found before G existed
+G = {"bf16": 8, "fp32": 4}
 CE_FB = {"X": "*{dt}", "T": "*i64", "WS": "*i64", "DX": "*{dt}", "LOSSROW": "*fp32", "SLOTS": "*i64", "DEP": "*i64",
          "stride_x": "i32", "stride_dx": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"}
 if "--ce" in sys.argv:
@@ -86,19 +89,19 @@ if "--ce" in sys.argv:
 for dt in ("bf16", "fp32"):
   for BLOCK, P2, w in LONG_FWD[dt]:
     comp(sm._fwd, {"X": f"*{dt}", "Y": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_x": "i32", "stride_y": "i32", "split": "i32", "N": "i32"},
-         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"sm fwd long {dt} B{BLOCK} P{P2} w{w}")
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "G": G[dt]}, w, f"sm fwd long {dt} B{BLOCK} P{P2} w{w}")
   for BLOCK, P2, w in LONG_BWD[dt]:
     comp(sm._bwd, {"Yp": f"*{dt}", "DY": f"*{dt}", "DX": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_y": "i32", "stride_dy": "i32", "stride_dx": "i32", "split": "i32", "N": "i32"},
-         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"sm bwd long {dt} B{BLOCK} P{P2} w{w}")
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "G": G[dt]}, w, f"sm bwd long {dt} B{BLOCK} P{P2} w{w}")
 if ONLY_SOFTMAX:
   sys.exit(0)
 for dt in ("bf16", "fp32"):
   for BLOCK, P2, w in FWD:
     comp(sm._fwd, {"X": f"*{dt}", "Y": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_x": "i32", "stride_y": "i32", "split": "i32", "N": "i32"},
-         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"sm fwd {dt} B{BLOCK} P{P2} w{w}")
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "G": G[dt]}, w, f"sm fwd {dt} B{BLOCK} P{P2} w{w}")
   for BLOCK, P2, w in BWD:
     comp(sm._bwd, {"Yp": f"*{dt}", "DY": f"*{dt}", "DX": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_y": "i32", "stride_dy": "i32", "stride_dx": "i32", "split": "i32", "N": "i32"},
-         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0}, w, f"sm bwd {dt} B{BLOCK} P{P2} w{w}")
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "G": G[dt]}, w, f"sm bwd {dt} B{BLOCK} P{P2} w{w}")
     comp(ce._fwd_bwd, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "LOSSROW": "*fp32", "SLOTS": "*i64", "DEP": "*i64", "stride_x": "i32", "stride_dx": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"},
          {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": P2 > 1}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w}")
   comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"},

@@ -3,9 +3,10 @@
     python -m pytest -q tests/gpu/test_elementwise_gpu.py
 
 bf16 and fp32, odd and prime sizes, tokens 0 and 1, strided and non-contiguous views (the fused
-gate_up halves, a fused qkv projection's q and k), large |x| for silu (up to bf16's largest
-finite values: the same infinities and zeros as the eager code), RoPE at decode with
-per-sequence positions, and the lean launch path giving the same bits as the normal one.
+gate_up halves, a fused qkv projection's q and k), the fused layout at intermediate sizes of
+each alignment (its access width: the same bits as the separate layout), large |x| for silu
+(up to bf16's largest finite values: the same infinities and zeros as the eager code), RoPE at
+decode with per-sequence positions, and the lean launch path giving the same bits as the normal one.
 """
 
 from pathlib import Path
@@ -87,8 +88,14 @@ def test_swiglu_forward_backward(dt, t, i):
     assert all(torch.equal(a, b) for a, b in zip((g, u, dy), keep)), "inputs modified"
 
 
+#: Fused intermediate sizes by I mod 8 (bf16 elements per 16 bytes), which set the launch's access
+#: width A (kr_triton._launch): 5722 and 1030 (2 and 6 mod 8: 4-byte accesses), 5724 (4 mod 8:
+#: 8 bytes), 5723 (odd: 2 bytes), 5720 (8 mod 16: 16 bytes, where y and dy were 2 bytes before).
+FUSED_WIDTHS = [(7, 5722), (5, 1030), (64, 5724), (1, 5724), (3, 5723), (33, 5720)]
+
+
 @pytest.mark.parametrize("dt", list(DTYPES))
-@pytest.mark.parametrize("t,i", [(0, 64), (1, 14336), (9, 11008), (33, 2048)])
+@pytest.mark.parametrize("t,i", [(0, 64), (1, 14336), (9, 11008), (33, 2048), *FUSED_WIDTHS])
 def test_swiglu_fused_layout(dt, t, i):
     dtype = DTYPES[dt]
     gu = (torch.randn(t, 2 * i, device=DEV) * 3).to(dtype)
@@ -99,6 +106,23 @@ def test_swiglu_fused_layout(dt, t, i):
     d = sw.swiglu_fused_backward(dy, gu)
     ref = swref.reference({"dy": dy, "gate_up": gu.view(t, 2, i)}, {})["dgate_up"].view(t, 2 * i)
     _close(d, ref, SW_TOL[dtype])
+
+
+@pytest.mark.parametrize("dt", list(DTYPES))
+@pytest.mark.parametrize("t,i", FUSED_WIDTHS)
+def test_swiglu_fused_access_width_keeps_the_bits(dt, t, i):
+    """The fused launch loads from gate_up's start at offset I with accesses as wide as I allows
+    (tl.multiple_of: a wrong width would be a misaligned vector access, which only a GPU shows).
+    Only the addresses change with the width: the same bits as the separate layout on
+    contiguous copies (one collapsed row, 16-byte accesses), forward and backward."""
+    dtype = DTYPES[dt]
+    gu = (torch.randn(t, 2 * i, device=DEV) * 3).to(dtype)
+    dy = torch.randn(t, i, device=DEV).to(dtype)
+    g, u = gu[:, :i].contiguous(), gu[:, i:].contiguous()
+    assert torch.equal(sw.swiglu_fused_forward(gu), sw.swiglu_forward(g, u))
+    dg, du = sw.swiglu_backward(dy, g, u)
+    assert torch.equal(sw.swiglu_fused_backward(dy, gu), torch.cat((dg, du), dim=1))
+    torch.cuda.synchronize()
 
 
 @pytest.mark.parametrize("dt", list(DTYPES))

@@ -1,7 +1,7 @@
 """GPU tests of kernels/softmax/kr_triton.py and kernels/cross_entropy/kr_triton.py (skipped
-without CUDA): bf16, fp16 and fp32; odd and prime sizes; rows 0 and 1; strided views; very large
-and −inf logits; every target ignored; another ignore_index; CUDA-graph capture of the split
-layout; run-to-run bit identity.
+without CUDA): bf16, fp16 and fp32; odd and prime sizes; even sizes off a 16-byte multiple (wider
+accesses); rows 0 and 1; strided views; very large and −inf logits; every target ignored; another
+ignore_index; CUDA-graph capture of the split layout; run-to-run bit identity.
 
     python -m pytest -q tests/gpu/test_softmax_ce_gpu.py
 """
@@ -40,9 +40,11 @@ NORM_TOL = {torch.float32: 1e-6, torch.bfloat16: 4e-3, torch.float16: 5e-4}
 ELEM_RTOL = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
 # bf16 and fp32 on every shape, fp16 on two (each layout and dtype is a separate compile)
 CASES_DT = [torch.bfloat16, torch.float32]
-# (rows, cols): whole rows and split rows; prime cols 1021, 32003, 131071; the vocabularies
+# (rows, cols): whole rows and split rows; prime cols 1021, 32003, 131071; the vocabularies; even
+# cols off a 16-byte multiple, moved G elements at a time (kr_triton.access_granularity): 23162
+# (G = 2; the backward split), 32008 (bf16 G = 8, not a multiple of 16), 4100 (G = 4)
 SM_SHAPES = [(1, 1021), (37, 32003), (1, 131071), (3, 128256), (64, 151936), (2, 262144), (300, 4096),
-             (4096, 1024), (130, 32000)]
+             (4096, 1024), (130, 32000), (64, 23162), (17, 32008), (9, 4100)]
 CE_SHAPES = [(1, 32003), (300, 32000), (5, 131071), (257, 128256), (64, 151936), (3, 262144), (1024, 1021)]
 _NAMES = {torch.bfloat16: "bf16", torch.float32: "fp32", torch.float16: "fp16"}
 
@@ -188,6 +190,26 @@ def test_softmax_whole_rows_bits_independent_of_row_count(dtype):
         dx = sm.softmax_backward(y, dy)
         for lo, hi in ((0, 1), (9, 16), (100, 164), (4095, 4096)):
             assert torch.equal(sm.softmax_forward(x[lo:hi].clone()), y[lo:hi]), (cols, lo, hi)
+            assert torch.equal(sm.softmax_backward(y[lo:hi].clone(), dy[lo:hi].clone()), dx[lo:hi]), (cols, lo, hi)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32], ids=["bf16", "fp32"])
+def test_softmax_even_rows_bits_independent_of_row_count_and_views(dtype):
+    """Even lengths off a 16-byte multiple, moved G elements at a time (G = 2 at 23162, 8 or 4 at
+    32008, 4 at 4100): a row's bits are the same alone, among others, as a copy and as a view of
+    some of the rows, whose base (x + lo rows) Triton may not see as 16-byte aligned (at 23162
+    bf16 an odd lo is 4 bytes off one): the width follows G, which the view keeps."""
+    for cols in (23162, 32008, 4100):
+        x, g = logits(64, cols, dtype, cols + 1)
+        dy = torch.randn(64, cols, device="cuda", generator=g).to(dtype)
+        assert sm.access_granularity(cols, (cols, cols), (x, x[1:])) == (2 if cols == 23162 else 4 if cols == 4100
+                                                                         else 16 // x.element_size())
+        y = sm.softmax_forward(x)
+        dx = sm.softmax_backward(y, dy)
+        for lo, hi in ((0, 1), (1, 2), (5, 21), (63, 64)):
+            assert torch.equal(sm.softmax_forward(x[lo:hi]), y[lo:hi]), (cols, lo, hi)
+            assert torch.equal(sm.softmax_forward(x[lo:hi].clone()), y[lo:hi]), (cols, lo, hi)
+            assert torch.equal(sm.softmax_backward(y[lo:hi], dy[lo:hi]), dx[lo:hi]), (cols, lo, hi)
             assert torch.equal(sm.softmax_backward(y[lo:hi].clone(), dy[lo:hi].clone()), dx[lo:hi]), (cols, lo, hi)
 
 

@@ -1,0 +1,59 @@
+"""How wide are the forward's loads and stores when the row stride is not a multiple of 16?
+
+    python lab/norms/align_probe.py [N:dtype ...]      # default: 28690:fp16 6858:fp32 28672:fp16
+
+Compiles rmsnorm's forward (the kernel `fwd_config` picks for N) for sm_90 on a CPU (Triton's
+real front end, no GPU) twice: with the row strides carrying the 16-divisibility hint (what a
+launch gives when the stride is a multiple of 16) and without it (a contiguous row of N
+elements, N not a multiple of 16), and counts the global load and store instructions by width.
+Found on 2026-12-05: without the hint every x load and y store is one element wide (28690 fp16:
+b16; 6858 fp32: b32) although N allows 4 and 8 bytes; the seed-4099 report measured these two
+shapes at 1.46x and 1.19x torch.compile (lab/device-2026-12-05b/tables.md). softmax solved the
+same with a constexpr access granularity G (kernels/softmax/kr_triton.py, `_row`).
+"""
+
+import collections
+import importlib
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+
+def widths(fn, const, warps, elem, stride_hint):
+    const = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **const}
+    sig = {n: "constexpr" if n in const else ("*fp32" if n == "RSTD" else ("*" + elem if n[0].isupper() else "i32"))
+           for n in fn.arg_names}
+    sig["eps"] = "fp32"
+    attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
+             if n not in const and (n[0].isupper() or (n.startswith("s") and stride_hint))}
+    k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
+                       target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    return dict(collections.Counter(re.findall(r"((?:ld|st)\.global[.:\w]*)", k.asm["ptx"])))
+
+
+def main(specs):
+    k = importlib.import_module("kernels.rmsnorm.kr_triton")
+    for spec in specs:
+        n, elem = spec.split(":")
+        n = int(n)
+        cfg = k.fwd_config(n, 4 if elem == "fp32" else 2)
+        print(f"N={n} {elem}: {cfg}")
+        if cfg["kind"] not in ("chunked", "rows"):
+            print("  (kind not probed)")
+            continue
+        fn = k._fwd_chunked if cfg["kind"] == "chunked" else k._fwd
+        const = dict(N=n, BLOCK=cfg["BLOCK"], STORE_RSTD=False, I64=False, PDL=False)
+        if fn is k._fwd:
+            const.update(ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], LATE_W=cfg.get("LATE_W", False))
+        for hint in (True, False):
+            print(f"  {'strides % 16 == 0' if hint else 'strides unhinted '}: {widths(fn, const, cfg['num_warps'], elem, hint)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["28690:fp16", "6858:fp32", "28672:fp16"])

@@ -21,21 +21,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import triton  # noqa: E402
-from triton.backends.compiler import GPUTarget  # noqa: E402
-from triton.compiler import ASTSource  # noqa: E402
+from ptx_same import compile_sm90  # noqa: E402  (the same compile as the PTX comparison)
 
 
 def widths(fn, const, warps, elem, stride_hint):
-    const = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **const}
-    sig = {n: "constexpr" if n in const else ("*fp32" if n == "RSTD" else ("*" + elem if n[0].isupper() else "i32"))
-           for n in fn.arg_names}
-    sig["eps"] = "fp32"
-    attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
-             if n not in const and (n[0].isupper() or (n.startswith("s") and stride_hint))}
-    k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
-                       target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    """The kernel's global load and store instructions, counted by their full PTX name."""
+    k = compile_sm90(fn, const, warps, elem, stride_hint=stride_hint)
     return dict(collections.Counter(re.findall(r"((?:ld|st)\.global[.:\w]*)", k.asm["ptx"])))
 
 

@@ -30,17 +30,18 @@ PTR = {"SLOTS": "*i64", "DEP": "*i32", "RSTD": "*fp32", "MEAN": "*fp32", "DWP": 
 _DEBUG = re.compile(r"^\s*(\.loc|\.file)\b|^\s*//|^\$L__tmp\d+:$")  # line info, comments, its labels
 
 
-def compile_sm90(fn, const, warps, elem, ptrs=None):
+def compile_sm90(fn, const, warps, elem, ptrs=None, stride_hint=True):
     """`fn` compiled for sm_90 by Triton's real front end (no GPU): `const` its constexprs (the
     rest of its defaults added), `elem` the tensors' element type, `ptrs` pointer types beside PTR;
-    arguments named s* and pointers carry the 16-divisibility hint a real launch gives them."""
+    pointers carry the 16-divisibility hint a real launch gives them, and so do the arguments
+    named s* (row strides) where `stride_hint` (False: a stride that is not a multiple of 16)."""
     const = {**{p.name: p.default for p in fn.params if p.is_constexpr and p.has_default}, **const}
     types = {**PTR, **(ptrs or {})}
     sig = {n: "constexpr" if n in const else types.get(n, "*" + elem if n[0].isupper() else "i32") for n in fn.arg_names}
     if "eps" in sig:
         sig["eps"] = "fp32"
     attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names)
-             if n not in const and (n[0].isupper() or n.startswith("s"))}
+             if n not in const and (n[0].isupper() or (n.startswith("s") and stride_hint))}
     return triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
                           target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
 

@@ -15,7 +15,6 @@ same with a constexpr access granularity G (kernels/softmax/kr_triton.py, `_row`
 """
 
 import collections
-import importlib
 import re
 import sys
 from pathlib import Path
@@ -25,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ptx_same import compile_sm90  # noqa: E402  (the same compile as the PTX comparison)
 
+from site_builder.runner.families import import_module  # noqa: E402
+
 
 def widths(fn, const, warps, elem, stride_hint):
     """The kernel's global load and store instructions, counted by their full PTX name."""
@@ -33,7 +34,7 @@ def widths(fn, const, warps, elem, stride_hint):
 
 
 def main(specs):
-    k = importlib.import_module("kernels.rmsnorm.kr_triton")
+    k = import_module("rmsnorm", "kr_triton")
     for spec in specs:
         n, elem = spec.split(":")
         n = int(n)

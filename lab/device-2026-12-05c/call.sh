@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# 2026-12-05 (third session): the norms' declared access width (kernels/_row_access.py, shared
+# with softmax: re-hashes rmsnorm, layernorm and softmax), then issue 15's side-by-side runs with
+# every implementation (QuACK and FlashInfer installed), then a fresh-seed report. Calls chained
+# on one warm machine (/tmp keeps the wheels and compile caches between them):
+#
+#   run(carry=[".whl", ".cutl1"], command="bash lab/device-2026-12-05c/call.sh a", timeout_s=480)
+#   run(carry=[".cutl2"], command="bash lab/device-2026-12-05c/call.sh b", timeout_s=200)
+#   run(carry=[".fislim"], command="bash lab/device-2026-12-05c/call.sh c", timeout_s=595)
+#   run(command="bash lab/device-2026-12-05c/call.sh d", timeout_s=595)
+#
+# a: Liger into /tmp/site, QuACK's first half kept; the norms GPU tests (three processes) and the
+#    softmax + cross-entropy GPU tests beside the compile-cache prewarm of the norms' workloads
+#    and the report's shapes; then ours alone on rmsnorm and layernorm and softmax --missing
+#    (enough to land the change if no other call comes).
+# b: QuACK's second half joined and installed.
+# c: FlashInfer unpacked; rmsnorm and layernorm, every implementation side by side.
+# d: FlashInfer's fused add + RMSNorm on its family; the seed REPORT_SEED reports of both norms.
+# At most 8 files come back a call: logs go in logs-<call>.tgz, records in runs-<call>.tgz.
+set -u
+export PYTHONUNBUFFERED=1
+cd "$(dirname "$0")/../.."
+export TORCHINDUCTOR_CACHE_DIR=/tmp/kr-inductor
+export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PWD
+SEED=${REPORT_SEED:-6007}
+CALL=${1:?usage: call.sh a|b|c|d}
+LOGS=/tmp/logs-$CALL; mkdir -p "$LOGS"
+touch /tmp/kr-mark-$CALL
+pack() {
+  tar czf "$OUT/logs-$CALL.tgz" -C /tmp "logs-$CALL"
+  local new; new=$(find records/runs -name "*.yaml" -newer /tmp/kr-mark-$CALL)
+  [ -z "$new" ] || { tar czf "$OUT/runs-$CALL.tgz" $new; tar tzf "$OUT/runs-$CALL.tgz"; }
+  echo "call $CALL packed at ${SECONDS}s"
+}
+runner() {  # family budget [args]: the runner with a hard stop 40 s after its budget
+  local fam=$1 budget=$2; shift 2
+  timeout $(( budget + 40 )) python3 -m site_builder.runner --family "$fam" --timeout 60 --budget "$budget" "$@" \
+    > "$LOGS/run_$fam.txt" 2>&1
+  echo "$fam runner exit $? at ${SECONDS}s" | tee -a "$LOGS/run_$fam.txt"
+  grep -i "fail\|error\|not run" "$LOGS/run_$fam.txt" | head -n 5
+  pack > /dev/null  # after every runner: a call cut by its time limit still returns its records
+}
+case "$CALL" in
+  a)
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+    bash lab/gemm/device.sh install > "$LOGS/install.txt" 2>&1
+    { date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+      python3 -c "import torch, triton, liger_kernel; print('torch', torch.__version__, 'triton', triton.__version__)"
+      git log -1 --format=%H; git status --short; } > "$OUT/env.txt" 2>&1
+    N=tests/gpu/test_norms_gpu.py
+    T=${TESTS_S:-170}
+    timeout $T python3 -m pytest -v -p no:cacheprovider $N -k "test_vs_float64_reference" > "$LOGS/t_norms1.txt" 2>&1 &
+    timeout $T python3 -m pytest -v -p no:cacheprovider $N -k "long or parts" > "$LOGS/t_norms2.txt" 2>&1 &
+    timeout $T python3 -m pytest -v -p no:cacheprovider $N -k "not test_vs_float64_reference and not long and not parts" > "$LOGS/t_norms3.txt" 2>&1 &
+    timeout $T python3 -m pytest -v -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py > "$LOGS/t_softmax_ce.txt" 2>&1 &
+    for i in $(seq 0 7); do
+      KR_PREWARM_RANDOM=12:$SEED TORCHINDUCTOR_COMPILE_THREADS=1 timeout $((T - 10)) python3 lab/norms/prewarm.py $i 8 > "$LOGS/prewarm$i.log" 2>&1 &
+    done
+    wait
+    for f in "$LOGS"/t_*.txt; do echo "$(basename "$f"): $(tail -n 1 "$f")"; grep -h "^FAILED\|^ERROR" "$f" | head -n 8; done
+    echo "tests done at ${SECONDS}s"
+    runner rmsnorm "${RMS_BUDGET:-45}" --implementation kr-triton-rmsnorm
+    runner layernorm "${LN_BUDGET:-35}" --implementation kr-triton-layernorm
+    runner softmax "${SM_BUDGET:-45}" --missing
+    pack ;;
+  b)
+    bash lab/gemm/device.sh install > "$LOGS/install.txt" 2>&1
+    tail -n 3 "$LOGS/install.txt"
+    python3 -c "import quack; print('quack', quack.__version__)" 2>&1 | tail -n 1
+    pack ;;
+  c)
+    bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1
+    tail -n 2 "$LOGS/flashinfer_install.txt"
+    runner rmsnorm "${RMS_BUDGET:-220}"
+    runner layernorm "${LN_BUDGET:-200}"
+    pack ;;
+  d)
+    runner fused-add-rmsnorm "${FA_BUDGET:-40}" --implementation flashinfer-fused-add-rmsnorm
+    pack
+    BUDGET=${BUDGET:-200} N=12 REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh rmsnorm layernorm ;;
+  *) echo "usage: call.sh a|b|c|d"; exit 2 ;;
+esac

@@ -127,6 +127,26 @@ def test_a_run_with_another_package_version_is_a_warning(records_copy):
         "newer run supersedes it")
 
 
+def test_a_second_package_is_checked_against_its_own_pin_not_the_version(records_copy):
+    """The record's `version` is the first package's (the implementation's own); a library it
+    runs on (FlashInfer's nvidia-cutlass-dsl) is checked against its own `==` pin, or not at all."""
+    impl = records_copy / "implementations" / "liger-fused.yaml"
+    text = impl.read_text()
+    assert 'install: pip install "liger-kernel==0.8.5"\n' in text
+    impl.write_text(text.replace('install: pip install "liger-kernel==0.8.5"\n',
+                                 'install: pip install "liger-kernel==0.8.5" "triton==3.4.0" numpy\n'))
+    kernels = records_copy / "no-kernels"
+    measured_run(records_copy, OK_LIGER, packages="{liger-kernel: 0.8.5, triton: 3.4.0, numpy: 2.4.6}")
+    assert mine(check(records_copy, kernels=kernels)) == []
+    measured_run(records_copy, OK_LIGER, packages="{liger-kernel: 0.8.5, triton: 3.6.0, numpy: 2.4.6}")
+    [warning] = mine(check(records_copy, kernels=kernels))
+    assert str(warning) == (
+        "records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:11: warning: liger-fused on "
+        "r2048-h1024-fp32 ran triton 3.6.0, but the install command in "
+        "records/implementations/liger-fused.yaml pins triton==3.4.0 — re-run it with triton 3.4.0, "
+        "or keep it as history: a newer run supersedes it")
+
+
 def test_a_run_observed_before_the_release_is_a_warning(records_copy):
     impl = records_copy / "implementations" / "liger-fused.yaml"
     impl.write_text(impl.read_text() + "released: 2026-06-01\n")

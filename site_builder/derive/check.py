@@ -156,19 +156,18 @@ def version_mismatch(e: Entry, catalog: Catalog) -> str | None:
 
 def _version_warning(e: Entry, catalog: Catalog) -> list[tuple]:
     impl = e.implementation
-    if impl.version is None:
-        return []
     env = e.run.environment
     packages = {_norm(k): v for k, v in (env.packages if env else {}).items()}
-    for name in _package_names(impl):
+    for name, expected, pinned in _expected_versions(impl):
         used = packages.get(_norm(name))
-        if used is not None and used != impl.version:
+        if used is not None and used != expected:
+            where = (f"the install command in {catalog_path(catalog, impl.id)} pins {name}=={expected}"
+                     if pinned else f"{catalog_path(catalog, impl.id)} describes version {expected}")
             return [(
                 (),
-                f"{impl.id} on {e.workload.id} ran {name} {used}, but "
-                f"{catalog_path(catalog, impl.id)} describes version {impl.version}",
-                f"re-run it with {name} {impl.version}, or keep it as history: a newer run supersedes it")]
-    if impl.released is not None and e.run.observed_at.date() < impl.released:
+                f"{impl.id} on {e.workload.id} ran {name} {used}, but {where}",
+                f"re-run it with {name} {expected}, or keep it as history: a newer run supersedes it")]
+    if impl.version is not None and impl.released is not None and e.run.observed_at.date() < impl.released:
         return [(
             (),
             f"{impl.id} on {e.workload.id} was observed on {e.run.observed_at.date()}, before "
@@ -209,8 +208,9 @@ def catalog_path(catalog: Catalog, impl_id: str) -> str:
     return catalog.paths.get(("implementations", impl_id), f"implementations/{impl_id}.yaml")
 
 
-def _package_names(impl) -> list[str]:
-    """Distribution names an implementation is installed as, read from its install command."""
+def _package_names(impl) -> list[tuple[str, str | None]]:
+    """Distribution names an implementation is installed as, read from its install command, each
+    with its `==` pin (None where it has none)."""
     if not impl.install:
         return []
     names = []
@@ -220,9 +220,25 @@ def _package_names(impl) -> list[str]:
             if token.startswith("-"):
                 continue
             name = re.split(r"[\[<>=!~;@ ]", token, maxsplit=1)[0]
+            pin = re.search(r"==\s*([^,;\s]+)", token)
             if name:
-                names.append(name)
+                names.append((name, pin.group(1) if pin else None))
     return names
+
+
+def _expected_versions(impl) -> list[tuple[str, str, bool]]:
+    """(package, the version a run should have used, whether the install command pins it): the
+    first package of the install command is the implementation's own and expects its `version`;
+    the others (libraries it runs on, e.g. FlashInfer's `nvidia-cutlass-dsl`) expect their own
+    `==` pin and are not checked without one."""
+    out = []
+    for i, (name, pin) in enumerate(_package_names(impl)):
+        if i == 0:
+            if impl.version is not None:
+                out.append((name, impl.version, False))
+        elif pin is not None:
+            out.append((name, pin, True))
+    return out
 
 
 def _norm(name: str) -> str:

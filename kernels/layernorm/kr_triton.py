@@ -49,8 +49,10 @@ import torch
 import triton
 import triton.language as tl
 
+from .._row_access import access_granularity, row_ptr
 from ..rmsnorm import kr_parts
-from ..rmsnorm.kr_parts import bwd_start, count_out, first_pair, gather, parts_config, publish, row_index, row_pair, store_row
+from ..rmsnorm.kr_parts import (bwd_start, count_out, first_pair, gather, parts_config, publish, row_index, row_pair,
+                               store_row)
 
 __all__ = ["layernorm", "layernorm_backward", "fwd_config", "bwd_config"]
 
@@ -68,7 +70,7 @@ _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
          ROWS: tl.constexpr, MASK_COLS: tl.constexpr, STORE_STATS: tl.constexpr, I64: tl.constexpr,
-         PDL: tl.constexpr, LATE_W: tl.constexpr = True):
+         PDL: tl.constexpr, LATE_W: tl.constexpr = True, G: tl.constexpr = 1):
     """LATE_W: weight and bias loaded after the row's reductions (not live across them: fewer
     registers; the rule) instead of with x (run 2)."""
     if PDL:
@@ -88,12 +90,12 @@ def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl
             if not LATE_W:
                 w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
                 b = tl.load(B + cols, mask=cmask, other=0.0).to(tl.float32)
-            x = tl.load(X + row * sx + cols, mask=cmask, other=0.0).to(tl.float32)
+            x = tl.load(row_ptr(X, row * sx, G) + cols, mask=cmask, other=0.0).to(tl.float32)
         else:
             if not LATE_W:
                 w = tl.load(W + cols).to(tl.float32)
                 b = tl.load(B + cols).to(tl.float32)
-            x = tl.load(X + row * sx + cols).to(tl.float32)
+            x = tl.load(row_ptr(X, row * sx, G) + cols).to(tl.float32)
         mean = tl.sum(x, axis=0) / N
         xc = x - mean
         if MASK_COLS:
@@ -108,9 +110,9 @@ def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl
                 b = tl.load(B + cols, eviction_policy="evict_last").to(tl.float32)
         y = xc * rstd * w + b
         if MASK_COLS:
-            tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cmask)
+            tl.store(row_ptr(Y, row * sy, G) + cols, y.to(Y.dtype.element_ty), mask=cmask)
         else:
-            tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty))
+            tl.store(row_ptr(Y, row * sy, G) + cols, y.to(Y.dtype.element_ty))
         if STORE_STATS:
             tl.store(MEAN + row, mean)
             tl.store(RSTD + row, rstd)
@@ -130,7 +132,7 @@ def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl
             if not LATE_W:
                 w = tl.load(W + cols).to(tl.float32)
                 b = tl.load(B + cols).to(tl.float32)
-        x = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0).to(tl.float32)
+        x = tl.load(row_ptr(X, rows * sx, G)[:, None] + cols[None, :], mask=m, other=0.0).to(tl.float32)
         mean = tl.sum(x, axis=1) / N
         xc = x - mean[:, None]
         if MASK_COLS:
@@ -144,7 +146,7 @@ def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl
                 w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
                 b = tl.load(B + cols, eviction_policy="evict_last").to(tl.float32)
         y = xc * rstd[:, None] * w[None, :] + b[None, :]
-        tl.store(Y + rows[:, None] * sy + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
+        tl.store(row_ptr(Y, rows * sy, G)[:, None] + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
         if STORE_STATS:
             tl.store(MEAN + rows, mean, mask=rmask)
             tl.store(RSTD + rows, rstd, mask=rmask)
@@ -152,15 +154,15 @@ def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd_chunked(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
-                 STORE_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+                 STORE_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr, G: tl.constexpr = 1):
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
     row = tl.program_id(0)
     if I64:
         row = row.to(tl.int64)
-    xrow = X + row * sx
-    yrow = Y + row * sy
+    xrow = row_ptr(X, row * sx, G)
+    yrow = row_ptr(Y, row * sy, G)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
     for off in range(0, N, BLOCK):
         cols = off + tl.arange(0, BLOCK)
@@ -873,6 +875,7 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
     i64 = _i64(x2, y2)
     cfg = _fwd_cfg(n, x.element_size())
     pdl = _pdl(x.device)
+    g = access_granularity(n, (x2.stride(0), y2.stride(0)), (x2, y2))  # the rows' access width
     ms, rs = (mean.view(-1), rstd.view(-1)) if return_stats else (y2, y2)
     with _device_ctx(x.device):
         if cfg["kind"] == "split":
@@ -883,18 +886,18 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
         elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_STATS=return_stats, I64=i64,
-                                    num_warps=cfg["num_warps"], **_pdl_kw(pdl))
+                                    G=g, num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         else:
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
                 ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], STORE_STATS=return_stats, I64=i64,
-                LATE_W=bool(cfg.get("LATE_W", True)), num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+                LATE_W=bool(cfg.get("LATE_W", True)), G=g, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
             if not return_stats and not i64:
-                _remember_fast(ck, cfg, pdl, x2, w, b, y2, n_rows, float(eps), ydt)
+                _remember_fast(ck, cfg, pdl, g, x2, w, b, y2, n_rows, float(eps), ydt)
     return (y, mean, rstd) if return_stats else y
 
 
-def _remember_fast(ck, cfg, pdl, x2, w, b, y2, n_rows, eps, ydt):
+def _remember_fast(ck, cfg, pdl, g, x2, w, b, y2, n_rows, eps, ydt):
     global _raw_stream, _get_device
     if not _FAST_ENABLED or _INTERPRET or ck is None or x2.device.type != "cuda":
         return
@@ -908,7 +911,7 @@ def _remember_fast(ck, cfg, pdl, x2, w, b, y2, n_rows, eps, ydt):
             return
         _raw_stream = torch._C._cuda_getCurrentRawStream
         _get_device = torch._C._cuda_getDevice
-        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl, bool(cfg.get("LATE_W", True)))
+        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl, bool(cfg.get("LATE_W", True)), g)
         y_b = torch.empty_like(y2)
         yp = y_b.data_ptr()
         ck.run(triton.cdiv(n_rows, cfg["ROWS"]), 1, 1, _raw_stream(x2.get_device()), ck.function,

@@ -57,6 +57,7 @@ import triton
 import triton.language as tl
 
 from . import kr_parts
+from .._row_access import access_granularity, row_ptr
 from .kr_parts import bwd_start, count_out, first_pair, gather, parts_config, publish, row_index, row_pair, store_row
 
 __all__ = ["rmsnorm", "rmsnorm_backward", "fwd_config", "bwd_config"]
@@ -75,7 +76,7 @@ _INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr, ROWS: tl.constexpr,
          MASK_COLS: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr,
-         LATE_W: tl.constexpr = False):
+         LATE_W: tl.constexpr = False, G: tl.constexpr = 1):
     """LATE_W: the weight loaded after the row's reduction (not live across it: fewer registers,
     one more dependent L2 load per row) instead of with x."""
     if PDL:
@@ -94,11 +95,11 @@ def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexp
             cmask = cols < N
             if not LATE_W:
                 w = tl.load(W + cols, mask=cmask, other=0.0).to(tl.float32)
-            x = tl.load(X + row * sx + cols, mask=cmask, other=0.0).to(tl.float32)
+            x = tl.load(row_ptr(X, row * sx, G) + cols, mask=cmask, other=0.0).to(tl.float32)
         else:
             if not LATE_W:
                 w = tl.load(W + cols).to(tl.float32)
-            x = tl.load(X + row * sx + cols).to(tl.float32)
+            x = tl.load(row_ptr(X, row * sx, G) + cols).to(tl.float32)
         rstd = tl.math.rsqrt(tl.sum(x * x, axis=0) / N + eps)
         if LATE_W:
             if MASK_COLS:
@@ -107,9 +108,9 @@ def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexp
                 w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
         y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
         if MASK_COLS:
-            tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty), mask=cmask)
+            tl.store(row_ptr(Y, row * sy, G) + cols, y.to(Y.dtype.element_ty), mask=cmask)
         else:
-            tl.store(Y + row * sy + cols, y.to(Y.dtype.element_ty))
+            tl.store(row_ptr(Y, row * sy, G) + cols, y.to(Y.dtype.element_ty))
         if STORE_RSTD:
             tl.store(RSTD + row, rstd)
     else:
@@ -126,7 +127,7 @@ def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexp
             m = rmask[:, None]
             if not LATE_W:
                 w = tl.load(W + cols).to(tl.float32)
-        x = tl.load(X + rows[:, None] * sx + cols[None, :], mask=m, other=0.0).to(tl.float32)
+        x = tl.load(row_ptr(X, rows * sx, G)[:, None] + cols[None, :], mask=m, other=0.0).to(tl.float32)
         rstd = tl.math.rsqrt(tl.sum(x * x, axis=1) / N + eps)
         if LATE_W:
             if MASK_COLS:
@@ -135,22 +136,22 @@ def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexp
                 w = tl.load(W + cols, eviction_policy="evict_last").to(tl.float32)
         normed = (x * rstd[:, None]).to(X.dtype.element_ty).to(tl.float32)
         y = w[None, :] * normed
-        tl.store(Y + rows[:, None] * sy + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
+        tl.store(row_ptr(Y, rows * sy, G)[:, None] + cols[None, :], y.to(Y.dtype.element_ty), mask=m)
         if STORE_RSTD:
             tl.store(RSTD + rows, rstd, mask=rmask)
 
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd_chunked(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
-                 STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+                 STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr, G: tl.constexpr = 1):
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
     row = tl.program_id(0)
     if I64:
         row = row.to(tl.int64)
-    xrow = X + row * sx
-    yrow = Y + row * sy
+    xrow = row_ptr(X, row * sx, G)
+    yrow = row_ptr(Y, row * sy, G)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
     for off in range(0, N, BLOCK):
         cols = off + tl.arange(0, BLOCK)
@@ -790,6 +791,7 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
     i64 = _i64(x2, y2)
     cfg = _fwd_cfg(n, x.element_size())
     pdl = _pdl(x.device)
+    g = access_granularity(n, (x2.stride(0), y2.stride(0)), (x2, y2))  # the rows' access width
     rs = rstd.view(-1) if return_rstd else y2
     with _device_ctx(x.device):
         if cfg["kind"] == "split":
@@ -800,18 +802,18 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
         elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_RSTD=return_rstd, I64=i64,
-                                    num_warps=cfg["num_warps"], **_pdl_kw(pdl))
+                                    G=g, num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         else:
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
                 ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], STORE_RSTD=return_rstd, I64=i64,
-                LATE_W=bool(cfg.get("LATE_W", False)), num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+                LATE_W=bool(cfg.get("LATE_W", False)), G=g, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
             if not return_rstd and not i64:
-                _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, float(eps), ydt)
+                _remember_fast(ck, cfg, pdl, g, x2, w, y2, n_rows, float(eps), ydt)
     return (y, rstd) if return_rstd else y
 
 
-def _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, eps, ydt):
+def _remember_fast(ck, cfg, pdl, g, x2, w, y2, n_rows, eps, ydt):
     global _raw_stream, _get_device
     if not _FAST_ENABLED or _INTERPRET or ck is None or x2.device.type != "cuda":
         return
@@ -824,7 +826,7 @@ def _remember_fast(ck, cfg, pdl, x2, w, y2, n_rows, eps, ydt):
             return
         _raw_stream = torch._C._cuda_getCurrentRawStream
         _get_device = torch._C._cuda_getDevice
-        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl, bool(cfg.get("LATE_W", False)))
+        tail = (n, cfg["BLOCK"], cfg["ROWS"], cfg["MASK_COLS"], False, False, pdl, bool(cfg.get("LATE_W", False)), g)
         y_b = torch.empty_like(y2)
         ck.run(triton.cdiv(n_rows, cfg["ROWS"]), 1, 1, _raw_stream(x2.get_device()), ck.function,
                ck.packed_metadata, None, None, None, x2.data_ptr(), w.data_ptr(), y_b.data_ptr(), y_b.data_ptr(),

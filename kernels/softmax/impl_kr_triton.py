@@ -7,7 +7,7 @@ from site_builder.runner.registry import require_cuda
 from . import register
 
 
-@register("kr-triton-softmax", requires=["triton"], extra_sources=["kr_triton.py"],
+@register("kr-triton-softmax", requires=["triton"], extra_sources=["kr_triton.py", "../_row_access.py"],
           kinds=("forward", "backward"))
 def kr_triton_softmax(inputs, case):
     first = inputs["x"] if case.kind == "forward" else inputs["y"]

@@ -35,7 +35,7 @@ there are; no table of workloads):
 
 Access width: loads and stores move G elements at a time, G (`access_granularity`) the largest
 power of two up to 16 bytes that divides the row length and the row strides, the base pointers
-aligned to it; the kernels declare it (`tl.multiple_of` in `_row`, `_row_length`). Triton alone
+aligned to it; the kernels declare it (`row_ptr`, `_row_length`; kernels/_row_access.py). Triton alone
 proves alignment only from its own specialisation (an integer argument a multiple of 16, a
 pointer on a 16-byte boundary): a row of 23162 bf16 columns, even but not a multiple of 8, was
 read and written 2 bytes at a time (a 2517 x 23162 backward 1.55x slower than torch.compile,
@@ -56,6 +56,8 @@ import os
 import torch
 import triton
 import triton.language as tl
+
+from .._row_access import access_granularity, row_ptr
 
 __all__ = ["softmax_forward", "softmax_backward", "plan", "access_granularity"]
 
@@ -134,23 +136,6 @@ def _count_out(SLOTS_ROW, DEP, row, split, NSLOTS: tl.constexpr):
 
 
 @triton.jit
-def _row(P, row, stride, G: tl.constexpr):
-    """The pointer to a row's first element, P + row * stride, declared a multiple of G elements
-    (`access_granularity` checked the stride and the base pointer), so that loads and stores can
-    be G-element vectors. The pointer itself is declared aligned, not only the offset: the
-    access width, hence the layout and a row's reduction order, then follows G alone, not
-    whether Triton specialised this view's base as 16-byte aligned. (The hints go on values
-    computed here: one on an argument of this function would be lost when it is inlined.)"""
-    off = row * stride
-    if G > 1:
-        off = tl.multiple_of(off, G)
-    p = P + off
-    if G > 1:
-        p = tl.multiple_of(p, G * (P.dtype.element_ty.primitive_bitwidth // 8))  # in bytes
-    return p
-
-
-@triton.jit
 def _row_length(N, G: tl.constexpr):
     """N, declared a multiple of G: the mask `cols < N` is then constant over each vector."""
     if G > 1:
@@ -168,11 +153,11 @@ def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split, N,
     row = pid // split
     part = pid % split
     if CONTIG:
-        xrow = _row(X, row, N, G)
-        yrow = _row(Y, row, N, G)
+        xrow = row_ptr(X, row * N, G)
+        yrow = row_ptr(Y, row * N, G)
     else:
-        xrow = _row(X, row, stride_x, G)
-        yrow = _row(Y, row, stride_y, G)
+        xrow = row_ptr(X, row * stride_x, G)
+        yrow = row_ptr(Y, row * stride_y, G)
     cols = part * BLOCK + tl.arange(0, BLOCK)  # a part starts at a multiple of BLOCK >= G
     m = cols < _row_length(N, G)
     x = tl.load(xrow + cols, mask=m, other=-float("inf")).to(tl.float32)
@@ -210,13 +195,13 @@ def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
     row = pid // split
     part = pid % split
     if CONTIG:
-        yrow = _row(Yp, row, N, G)
-        dyrow = _row(DY, row, N, G)
-        dxrow = _row(DX, row, N, G)
+        yrow = row_ptr(Yp, row * N, G)
+        dyrow = row_ptr(DY, row * N, G)
+        dxrow = row_ptr(DX, row * N, G)
     else:
-        yrow = _row(Yp, row, stride_y, G)
-        dyrow = _row(DY, row, stride_dy, G)
-        dxrow = _row(DX, row, stride_dx, G)
+        yrow = row_ptr(Yp, row * stride_y, G)
+        dyrow = row_ptr(DY, row * stride_dy, G)
+        dxrow = row_ptr(DX, row * stride_dx, G)
     cols = part * BLOCK + tl.arange(0, BLOCK)
     m = cols < _row_length(N, G)
     y = tl.load(yrow + cols, mask=m, other=0.0).to(tl.float32)
@@ -333,24 +318,6 @@ def _check(name: str, t) -> None:
         raise ValueError(f"{name} must be a CUDA tensor (or TRITON_INTERPRET=1 for CPU tensors)")
     if t.dim() < 1 or t.shape[-1] == 0:
         raise ValueError(f"{name} must have a non-empty last dimension, got shape {tuple(t.shape)}")
-
-
-def access_granularity(n: int, strides=(), tensors=()) -> int:
-    """G, the width in elements of the kernels' loads and stores: the largest power of two, up
-    to one 16-byte vector of the narrowest element, that divides the row length n and every row
-    stride, with every tensor's base pointer aligned to G of its elements. Rows then start
-    G-aligned, and so does every G-column group of a row (parts start at multiples of BLOCK):
-    at 23162 bf16 columns G = 2 (4-byte accesses; Triton alone, knowing only whether n is a
-    multiple of 16, issues 2-byte ones), at 32008 G = 8 (16 bytes), at an odd length G = 1.
-
-    A function of the row length, strides and base pointers, never of the number of rows: the
-    access width decides Triton's layout and so a row's reduction order. (A view of some of a
-    tensor's rows starts at base + first row * stride: it gets the tensor's G.)"""
-    g = 16 // min((t.element_size() for t in tensors), default=2)
-    while g > 1 and (any(v % g for v in (n, *strides))
-                     or any(t.data_ptr() % (g * t.element_size()) for t in tensors)):
-        g //= 2
-    return g
 
 
 def _launch(kernel, tensors, strides, out2, n, rows, cfg, per_row_slots):

@@ -16,6 +16,9 @@
 # b: QuACK's second half joined and installed.
 # c: FlashInfer unpacked; rmsnorm and layernorm, every implementation side by side.
 # d: FlashInfer's fused add + RMSNorm on its family; the seed REPORT_SEED reports of both norms.
+# Ran on 2026-12-05 on an H100 (kind nvidia-h100-x1: the H200 was refused five times), c with
+# RMS_BUDGET=150 LN_BUDGET=120, d with BUDGET=150 FA_BUDGET=30; then the seed-4099 check of
+# tables.md (ours and torch.compile). Outputs in a/ b/ c/ d/ reports/, tables in tables.md.
 # At most 8 files come back a call: logs go in logs-<call>.tgz, records in runs-<call>.tgz.
 set -u
 export PYTHONUNBUFFERED=1

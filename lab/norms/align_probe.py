@@ -9,8 +9,8 @@ elements, N not a multiple of 16), and counts the global load and store instruct
 Found on 2026-12-05: without the hint every x load and y store is one element wide (28690 fp16:
 b16; 6858 fp32: b32) although N allows 4 and 8 bytes; the seed-4099 report measured these two
 shapes at 1.46x and 1.19x torch.compile (lab/device-2026-12-05b/tables.md). softmax solved the
-same with a constexpr access granularity G (kernels/softmax/kr_triton.py, `_row`);
-`lab/pending/norms-access-width.patch` gives the norm forwards the same (`kr_parts.access_granularity`,
+same with a constexpr access granularity G (kernels/_row_access.py, `row_ptr`);
+the norm forwards declare the same since 2026-12-05 (`access_granularity`,
 `row_ptr`): with it applied, a third line per shape shows the kernel as it would launch.
 """
 
@@ -49,7 +49,7 @@ def main(specs):
             const.update(ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], LATE_W=cfg.get("LATE_W", False))
         for hint in (True, False):
             print(f"  {'strides % 16 == 0' if hint else 'strides unhinted '}: {widths(fn, const, cfg['num_warps'], elem, hint)}")
-        if "G" in fn.arg_names:  # the declared access width (kr_parts.access_granularity of a contiguous row)
+        if "G" in fn.arg_names:  # the declared access width (access_granularity of a contiguous row)
             g = 16 // (4 if elem == "fp32" else 2)
             while g > 1 and n % g:
                 g //= 2

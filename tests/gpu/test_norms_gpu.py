@@ -325,3 +325,28 @@ def test_split_forward_vs_float64_and_cuda_graph():
                 assert torch.equal(y, out["y"])
             finally:
                 kr.OVERRIDE.pop(("fwd", hidden, el), None)
+
+
+def test_access_width_rows_vs_float64_and_row_independent():
+    """Rows whose length is not a multiple of 16 but allows wider accesses (kr_parts.
+    access_granularity: 28690 fp16 pairs, 6858 and 1018 fp32 pairs, 3096 fp16 8-wide), through
+    the chunked and the register forwards: against the float64 reference, the same bits for a
+    row alone as inside the batch (also through the fast path), and a misaligned view (G = 1)
+    still correct."""
+    for family in ("rmsnorm", "layernorm"):
+        for rows, hidden, dtype in ((41, 28690, "float16"), (37, 6858, "float32"), (300, 1018, "float32"),
+                                    (65, 3096, "float16")):
+            case = _case(family, "forward", rows, hidden, dtype)
+            inputs = PKG[family].family.make_inputs(case, 77, DEV)
+            out = _run(family, case, inputs)
+            _check(family, case, out, PKG[family].family.reference(case, inputs))
+            again = _run(family, case, inputs)  # the fast path, where the kernel took it
+            assert torch.equal(again["y"], out["y"]), (family, hidden)
+            one = {k: (v[5:6] if k == "x" else v) for k, v in inputs.items()}
+            assert torch.equal(_run(family, case, one)["y"][0], out["y"][5]), (family, hidden, "row independence")
+            # the same rows one element off a 16-byte boundary: G = 1, another layout, still correct
+            x = inputs["x"]
+            buf = torch.empty(x.numel() + 1, dtype=x.dtype, device=DEV)[1:].view_as(x)
+            buf.copy_(x)
+            mis = {**inputs, "x": buf}
+            _check(family, case, _run(family, case, mis), PKG[family].family.reference(case, mis))

@@ -94,26 +94,28 @@ def large_site(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def budget_site(tmp_path_factory):
-    """A realistic family page: the committed records when they already hold a measured run of
-    at least six implementations over every workload (then every such run is refreshed twice
-    more, as the site looks after more runs), else the synthetic measured run added to them."""
+    """A realistic family page, whatever runs are committed: the seed family's records without
+    their measured runs, plus the synthetic measured run (six implementations and the baseline
+    over every workload) on three GPUs, each refreshed twice more (history), as the site looks
+    after a family has been measured for a while on several GPUs."""
     def make():
         from site_builder.build import build
-        from synthetic import add_synthetic_runs, grow_history, measured_breadth
+        from synthetic import add_synthetic_hardware, add_synthetic_runs, grow_history, stable_records
 
         top = tmp_path_factory.mktemp("budget")
-        records = top / "records"
-        shutil.copytree(RECORDS, records)
-        impls, workloads = measured_breadth(records)
-        if impls >= 6 and workloads >= 24:
-            grow_history(records)
-        else:
-            add_synthetic_runs(records)
+        records = stable_records(RECORDS, top / "records")
+        for hw in add_synthetic_hardware(records, BUDGET_GPUS):
+            add_synthetic_runs(records, hw)
+        grow_history(records)
         site = top / "www" / SUBPATH
         build(records, site)
         return site, f"{_serve(top / 'www').start()}/{SUBPATH}/"
 
     return _once("budget", make)
+
+
+#: how many (synthetic) GPUs the budget site's family is measured on
+BUDGET_GPUS = 3
 
 
 class _serve:

@@ -115,6 +115,20 @@ def seed_family_only(records: Path) -> Path:
     return records
 
 
+def add_synthetic_hardware(records: Path, count: int) -> list[str]:
+    """Write `count` synthetic GPUs (ids synthetic-gpu-1 ...) into `records`; returns their ids."""
+    ids = []
+    for g in range(1, count + 1):
+        hid = f"synthetic-gpu-{g}"
+        data = {"schema_version": 1, "id": hid, "name": f"Synthetic GPU {g}", "vendor": "Synthetic",
+                "memory_gb": 80 + 40 * g, "memory_bandwidth_gbps": 3000 + 800 * g,
+                "peak_tflops": {"fp32": 60 + 10 * g, "bf16_tensor": 900 + 100 * g}, "sms": 120 + 12 * g,
+                "datasheet_url": f"https://example.com/synthetic-gpu-{g}"}
+        (records / "hardware" / f"{hid}.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        ids.append(hid)
+    return ids
+
+
 def measured_breadth(records: Path) -> tuple[int, int]:
     """(implementations, workloads) of the widest measured run on record."""
     best = (0, 0)

@@ -52,6 +52,17 @@ def workload(fid: str, wid: str) -> str:
     return f"families/{fid}.html#wl-{wid}"
 
 
+def family_gpu(fid: str, hid: str) -> str:
+    """A family on one GPU: its floors, leaderboards and charts there (the family page shows one
+    GPU's, so that its weight does not grow with the GPUs on record)."""
+    return f"families/{fid}/{hid}.html"
+
+
+def workload_on(fid: str, wid: str, hid: str) -> str:
+    """A workload's leaderboards on one GPU."""
+    return f"{family_gpu(fid, hid)}#wl-{wid}"
+
+
 def challenges(fid: str) -> str:
     """One family's gaps, failures and stale results (the challenges page lists the families)."""
     return f"challenges/{fid}.html"

@@ -1,7 +1,8 @@
 // "Which kernel for my shape": the page lists the families (#finder-data); the chosen family's
 // winners are loaded from its script (shape/<family>.js, the same data as shape/<family>.json:
 // a script loads from file://, a fetch does not). The state lives in the URL query
-// (?family=…&dtype=…&<axis>=…&k=…). Nearest measured workloads by Euclidean distance of log2
+// (?family=…&dtype=…&kind=…&<axis>=…&gpu=…&k=…). Only workloads of the chosen dtype, pass (kind,
+// where the family has several) and GPU (or any) are candidates. Nearest measured workloads by Euclidean distance of log2
 // sizes over the family's axes; for each GPU and protocol, the winner of the nearest and whether
 // it also wins at every neighbour.
 (function () {
@@ -28,6 +29,15 @@
     form.dtype.innerHTML = "";
     f.dtypes.forEach(function (d) { var o = el("option", d); o.value = d; form.dtype.appendChild(o); });
     if (q.get("dtype") && f.dtypes.indexOf(q.get("dtype")) >= 0) form.dtype.value = q.get("dtype");
+    // the pass: offered where the family measures more than one (forward first)
+    form.kind.innerHTML = "";
+    f.kinds.forEach(function (k) { var o = el("option", k); o.value = k; form.kind.appendChild(o); });
+    if (q.get("kind") && f.kinds.indexOf(q.get("kind")) >= 0) form.kind.value = q.get("kind");
+    document.getElementById("finder-kind").hidden = f.kinds.length < 2;
+    form.gpu.innerHTML = "";
+    var any = el("option", "any"); any.value = ""; form.gpu.appendChild(any);
+    f.gpus.forEach(function (g) { var o = el("option", g.name); o.value = g.id; form.gpu.appendChild(o); });
+    if (q.get("gpu") && f.gpus.some(function (g) { return g.id === q.get("gpu"); })) form.gpu.value = q.get("gpu");
     axesBox.innerHTML = "";
     f.axes.forEach(function (a) {
       var l = el("label", a + " "), i = el("input");
@@ -48,13 +58,22 @@
     if (!q.get("family")) { answer.innerHTML = ""; return; }
     var want = {}; f.axes.forEach(function (a) { want[a] = Number(form["axis-" + a].value); });
     var k = Math.max(1, Math.min(12, Number(q.get("k")) || 4)); form.k.value = k;
-    var rows = f.rows.filter(function (r) { return r.dtype === form.dtype.value; });
+    var kind = f.kinds.length > 1 ? form.kind.value : "", gpu = form.gpu.value;
+    var rows = f.rows.filter(function (r) {
+      return r.dtype === form.dtype.value && (!kind || r.kind === kind) && (!gpu || r.hardware === gpu);
+    });
     var shapes = {};
     rows.forEach(function (r) { (shapes[r.workload] = shapes[r.workload] || { label: r.label, d: dist(want, r.sizes, f.axes), rows: [] }).rows.push(r); });
     var near = Object.keys(shapes).map(function (w) { return shapes[w]; }).sort(function (a, b) { return a.d - b.d || (a.label < b.label ? -1 : 1); }).slice(0, k);
     answer.innerHTML = "";
     var h = el("h2", "Nearest measured shapes"); h.id = "finder-h"; answer.appendChild(h);
-    if (!near.length) { answer.appendChild(el("p", "No measured workload of this family has dtype " + form.dtype.value + ".", "muted")); return; }
+    if (!near.length) {
+      var gpuName = gpu ? form.gpu.options[form.gpu.selectedIndex].text : "";
+      answer.appendChild(el("p", "No measured workload of this family has dtype " + form.dtype.value +
+        (kind ? " in the " + kind + " pass" : "") + (gpu ? " on " + gpuName : "") + ": choose another" +
+        (gpu ? " GPU (or any)" : " dtype") + ", or see the family's table below.", "muted"));
+      return;
+    }
     var verdicts = {};
     near[0].rows.forEach(function (r) {
       var key = r.hardware + " " + r.protocol, hold = near.every(function (s) {
@@ -105,6 +124,8 @@
     withFamily(form.family.value, function (f) {
       var q = new URLSearchParams();
       q.set("family", f.id); q.set("dtype", form.dtype.value);
+      if (f.kinds.length > 1) q.set("kind", form.kind.value);
+      if (form.gpu.value) q.set("gpu", form.gpu.value);
       f.axes.forEach(function (a) { q.set(a, form["axis-" + a].value); });
       q.set("k", form.k.value);
       history.pushState(null, "", "?" + q.toString());

@@ -35,10 +35,27 @@ def publish(index: SiteIndex, site: SiteContext):
 def _family_files(index: SiteIndex, family: Family, current: dict[str, str] | None = None):
     fid = family.id
     model = family_page(index, family, current)
-    yield Page(urls.family(fid), "family.html", {"f": model},
-               tuple(c[k] for c in model.charts for k in ("chart", "relative") if k in c))
+    for gpu, path, template in [(model.detail_gpu, urls.family(fid), "family.html"),
+                                *((g, g["url"], "family_gpu.html") for g in model.gpus)]:
+        view = on_gpu(model, gpu, gpu_page=template == "family_gpu.html")
+        yield Page(path, template, {"f": view},
+                   tuple(c[k] for c in view.charts for k in ("chart", "relative") if k in c))
     yield Data(urls.family_json(fid), to_json(family_data(model)))
     yield Data(urls.family_csv(fid), family_csv(model))
+
+
+def on_gpu(model: FamilyPage, gpu: dict | None, gpu_page: bool = False) -> FamilyPage:
+    """The page's view of one GPU: the floors, leaderboards and charts of that GPU alone (the
+    family page shows its primary GPU's, with links to the others'); the JSON and CSV twins keep
+    every GPU."""
+    hid = gpu["id"] if gpu else None
+    return replace(
+        model, detail_gpu=gpu, gpu_page=gpu_page,
+        leaderboards=[dict(lb, cohorts=[c for c in lb["cohorts"] if c["hardware"] == hid],
+                           elsewhere=sum(c["hardware"] != hid for c in lb["cohorts"]))
+                      for lb in model.leaderboards],
+        floors=[fl for fl in model.floors if fl["hardware"] == hid],
+        charts=[c for c in model.charts if c.get("hardware") == hid])
 
 
 def family_data(page: FamilyPage) -> FamilyPage:
@@ -67,6 +84,8 @@ def family_page(index: SiteIndex, family: Family, current: dict[str, str] | None
         mark_changed_sources((row for lb in leaderboards for c in lb["cohorts"]
                               for row in [*c["rows"], *c["unranked"]]), current)
     headline = next(lb["cohorts"] for lb in leaderboards if lb["headline"])
+    chart_list = charts.scaling_charts(family, mine) + charts.roofline_charts(family, mine)
+    gpus = _gpus(catalog, family.id, leaderboards, chart_list, headline)
     return FamilyPage(
         id=family.id, title=family.title, tag=family.tag, summary=family.summary,
         eligible_results=sum(e.eligible for e in mine),
@@ -83,12 +102,13 @@ def family_page(index: SiteIndex, family: Family, current: dict[str, str] | None
             | {"workload": workloads[family.headline]["label"]}
             for c in headline
         ],
-        floors=[{"workload": lb["workload"], "cohort": c["key"], "hardware_name": c["hardware_name"],
+        floors=[{"workload": lb["workload"], "cohort": c["key"], "hardware": c["hardware"],
+                 "hardware_name": c["hardware_name"],
                  "protocol": c["protocol"], **c["floor"]}
                 for lb in leaderboards for c in lb["cohorts"]],
         leaderboards=leaderboards,
         # scaling charts, then the chart kinds the family declares (rooflines: `chart_kind` set)
-        charts=charts.scaling_charts(family, mine) + charts.roofline_charts(family, mine),
+        charts=chart_list,
         implementations=_implementations(catalog, family, mine, headline),
         semantics=_semantics(family),
         sources=_sources(mine)[:RECENT_SOURCES],
@@ -97,7 +117,28 @@ def family_page(index: SiteIndex, family: Family, current: dict[str, str] | None
         baseline=family.baseline,
         kinds=[k for k in ("forward", "backward", "forward+backward")
                if any(w.kind == k for w in family.workloads)] if names_kinds(family) else [],
+        gpus=gpus, detail_gpu=gpus[0] if gpus else None,
     )
+
+
+def _gpus(catalog, fid: str, leaderboards: list[dict], chart_list: list[dict], headline: list[dict]) -> list[dict]:
+    """The GPUs with any result (or chart) of the family: the primary one first (the GPU of the
+    headline workload's first cohort, else the one with the most ranked results), then by name."""
+    seen: dict[str, dict] = {}
+    for lb in leaderboards:
+        for c in lb["cohorts"]:
+            g = seen.setdefault(c["hardware"], {"workloads": set(), "ranked": 0})
+            g["workloads"].add(lb["workload"]["id"])
+            g["ranked"] += len(c["rows"])
+    for ch in chart_list:
+        seen.setdefault(ch["hardware"], {"workloads": set(), "ranked": 0})
+    if not seen:
+        return []
+    primary = headline[0]["hardware"] if headline else max(seen, key=lambda h: (seen[h]["ranked"], h))
+    order = sorted(seen, key=lambda h: (h != primary, catalog.hardware[h].name, h))
+    return [{"id": h, "name": catalog.hardware[h].name, "url": urls.family_gpu(fid, h),
+             "hardware_url": urls.hardware(h), "workloads": len(seen[h]["workloads"]),
+             "ranked": seen[h]["ranked"], "primary": h == primary} for h in order]
 
 
 def _fastest_usable(headline: list[dict]) -> dict | None:

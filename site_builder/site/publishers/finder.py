@@ -24,6 +24,9 @@ CSV_COLUMNS = ["workload", "dtype", "kind", "sizes", "hardware", "protocol", "tr
                "time_us", "earlier_code", "runner_up", "runner_up_us", "margin", "floor_us", "above_floor", "run_url"]
 
 
+KINDS = ("forward", "backward", "forward+backward")  # the order the finder offers them in
+
+
 def winners(index: SiteIndex, current_of=None) -> list[dict]:
     """Per family: its axes and, per measured workload, the winner of every ranking cohort;
     `earlier_code` marks a winner measured on kernel source that has changed since (as the family
@@ -57,7 +60,11 @@ def winners(index: SiteIndex, current_of=None) -> list[dict]:
                     "history_url": urls.history(fid, w.id, c.key.hardware),
                 })
         dtypes = sorted({w.dtype for w in family.workloads})
+        # the passes (workload kinds) and GPUs a reader can narrow the answer to
+        kinds = [k for k in KINDS if any(r["kind"] == k for r in rows)]
+        gpus = sorted({(r["hardware_name"], r["hardware"]) for r in rows})
         out.append({"id": fid, "title": family.title, "axes": axes, "dtypes": dtypes, "rows": rows,
+                    "kinds": kinds, "gpus": [{"id": h, "name": name} for name, h in gpus],
                     "url": urls.shape_family(fid), "json_url": urls.shape_data(fid),
                     "script_url": urls.shape_script(fid), "family_url": urls.family(fid),
                     "csv": [{"hardware": h, "hardware_name": next(r["hardware_name"] for r in rows if r["hardware"] == h),

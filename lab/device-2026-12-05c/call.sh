@@ -8,6 +8,7 @@
 #   run(carry=[".cutl2"], command="bash lab/device-2026-12-05c/call.sh b", timeout_s=200)
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-05c/call.sh c", timeout_s=595)
 #   run(command="bash lab/device-2026-12-05c/call.sh d", timeout_s=595)
+#   run(command="bash lab/device-2026-12-05c/call.sh e", timeout_s=400)   # sweep 8 (warm: Liger in)
 #
 # a: Liger into /tmp/site, QuACK's first half kept; the norms GPU tests (three processes) and the
 #    softmax + cross-entropy GPU tests beside the compile-cache prewarm of the norms' workloads
@@ -19,37 +20,15 @@
 # Ran on 2026-12-05 on an H100 (kind nvidia-h100-x1: the H200 was refused five times), c with
 # RMS_BUDGET=150 LN_BUDGET=120, d with BUDGET=150 FA_BUDGET=30; then the seed-4099 check of
 # tables.md (ours and torch.compile). Outputs in a/ b/ c/ d/ reports/, tables in tables.md.
-# At most 8 files come back a call: logs go in logs-<call>.tgz, records in runs-<call>.tgz.
-set -u
-export PYTHONUNBUFFERED=1
-cd "$(dirname "$0")/../.."
-export TORCHINDUCTOR_CACHE_DIR=/tmp/kr-inductor
-export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PWD
+# At most 8 files come back a call: logs go in logs-<call>.tgz, records in runs-<call>.tgz
+# (lab/device_lib.sh: pack, runner, gpu_env, install_whl; sourced since 2026-12-05, 4th session).
 SEED=${REPORT_SEED:-6007}
-CALL=${1:?usage: call.sh a|b|c|d}
-LOGS=/tmp/logs-$CALL; mkdir -p "$LOGS"
-touch /tmp/kr-mark-$CALL
-pack() {
-  tar czf "$OUT/logs-$CALL.tgz" -C /tmp "logs-$CALL"
-  local new; new=$(find records/runs -name "*.yaml" -newer /tmp/kr-mark-$CALL)
-  [ -z "$new" ] || { tar czf "$OUT/runs-$CALL.tgz" $new; tar tzf "$OUT/runs-$CALL.tgz"; }
-  echo "call $CALL packed at ${SECONDS}s"
-}
-runner() {  # family budget [args]: the runner with a hard stop 40 s after its budget
-  local fam=$1 budget=$2; shift 2
-  timeout $(( budget + 40 )) python3 -m site_builder.runner --family "$fam" --timeout 60 --budget "$budget" "$@" \
-    > "$LOGS/run_$fam.txt" 2>&1
-  echo "$fam runner exit $? at ${SECONDS}s" | tee -a "$LOGS/run_$fam.txt"
-  grep -i "fail\|error\|not run" "$LOGS/run_$fam.txt" | head -n 5
-  pack > /dev/null  # after every runner: a call cut by its time limit still returns its records
-}
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh a|b|c|d|e}"
 case "$CALL" in
   a)
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+    install_whl
     bash lab/gemm/device.sh install > "$LOGS/install.txt" 2>&1
-    { date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
-      python3 -c "import torch, triton, liger_kernel; print('torch', torch.__version__, 'triton', triton.__version__)"
-      git log -1 --format=%H; git status --short; } > "$OUT/env.txt" 2>&1
+    gpu_env
     N=tests/gpu/test_norms_gpu.py
     T=${TESTS_S:-170}
     timeout $T python3 -m pytest -v -p no:cacheprovider $N -k "test_vs_float64_reference" > "$LOGS/t_norms1.txt" 2>&1 &
@@ -81,5 +60,11 @@ case "$CALL" in
     runner fused-add-rmsnorm "${FA_BUDGET:-40}" --implementation flashinfer-fused-add-rmsnorm
     pack
     BUDGET=${BUDGET:-200} N=12 REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh rmsnorm layernorm ;;
-  *) echo "usage: call.sh a|b|c|d"; exit 2 ;;
+  e)  # sweep 8 (lab/norms/sweep8.py): the long-row rules, on its own tune seed
+    for i in 0 1 2 3 4 5 6 7; do timeout 60 python3 lab/norms/sweep8.py --prewarm $i 8 > "$LOGS/prewarm8-$i.log" 2>&1 & done
+    wait
+    SWEEP_BUDGET=${SWEEP_BUDGET:-280} timeout 300 python3 lab/norms/sweep8.py --out "$OUT/sweep8.json" > "$LOGS/sweep8.txt" 2>&1
+    tail -n 30 "$LOGS/sweep8.txt"
+    pack ;;
+  *) echo "usage: call.sh a|b|c|d|e"; exit 2 ;;
 esac

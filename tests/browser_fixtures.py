@@ -118,6 +118,16 @@ def budget_site(tmp_path_factory):
 BUDGET_GPUS = 3
 
 
+def chart_specs(site: Path, page: str) -> dict:
+    """The interactive specs of a page's charts (its `<page>.specs.js`), by chart id."""
+    import json
+
+    text = (site / page).with_suffix(".specs.js").read_text(encoding="utf-8")
+    prefix = "window.KR_SPECS = "
+    assert text.startswith(prefix) and text.endswith(";\n"), text[:80]
+    return json.loads(text[len(prefix):-2])
+
+
 class _serve:
     def __init__(self, folder: Path):
         handler = functools.partial(_Quiet, directory=str(folder))

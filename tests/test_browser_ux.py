@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_fixtures import (DESKTOP, PHONE, artifacts, browser, large_site, new_page,  # noqa: F401
+from browser_fixtures import (DESKTOP, PHONE, artifacts, browser, chart_specs, large_site, new_page,  # noqa: F401
                               served_site)
 
 FAMILY = "families/fused-add-rmsnorm.html"
@@ -101,7 +101,7 @@ def test_the_relative_chart_opens_from_its_link_with_every_size_labelled(large_s
     assert svg.count() == 1 and svg.evaluate("el => el.getBoundingClientRect().height > 100")
     # the relative view ships as SVG only (its interactive spec would push the page over budget);
     # it shares the absolute chart's x axis and palette, read from that chart's spec
-    spec = page.locator("#spec-1").evaluate("el => JSON.parse(el.textContent)")
+    spec = chart_specs(site, FAMILY)["spec-1"]
     xs = spec["encoding"]["x"]["axis"]["values"]
     labels = set(svg.evaluate("el => [...el.querySelectorAll('text')].map(t => t.textContent)"))
     label = lambda x: f"{x // 1024}k" if x >= 8192 and x % 1024 == 0 else str(x)

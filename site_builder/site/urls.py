@@ -58,6 +58,13 @@ def family_gpu(fid: str, hid: str) -> str:
     return f"families/{fid}/{hid}.html"
 
 
+def chart_specs(page: str) -> str:
+    """The interactive specs of a page's charts, as a script the chart script loads when a chart
+    comes into view (families/x.html -> families/x.specs.js): the page itself carries only the
+    drawings, so the specs weigh nothing until a reader looks at a chart."""
+    return twin(page, ".specs.js")
+
+
 def workload_on(fid: str, wid: str, hid: str) -> str:
     """A workload's leaderboards on one GPU."""
     return f"{family_gpu(fid, hid)}#wl-{wid}"

@@ -30,10 +30,33 @@
     })(0);
   }
 
+  // A chart's spec: inline (<script type="application/json" id=…>, the history pages) or in the
+  // page's specs script (data-specs on a section around the chart, the family pages), loaded once.
+  var sidecars = {};
+  function withSpec(box, then) {
+    var id = box.getAttribute("data-spec"), inline = document.getElementById(id);
+    if (inline) return then(JSON.parse(inline.textContent));
+    var holder = box.closest("[data-specs]");
+    if (!holder) return;
+    var url = holder.getAttribute("data-specs"), side = sidecars[url];
+    function give() { var s = window.KR_SPECS && window.KR_SPECS[id]; if (s) then(s); }
+    if (side === "ready") return give();
+    if (side === "failed") return;
+    if (side) return side.push(give);
+    sidecars[url] = [give];
+    var s = document.createElement("script");
+    s.src = url;
+    s.onload = function () { var q = sidecars[url]; sidecars[url] = "ready"; q.forEach(function (f) { f(); }); };
+    s.onerror = function () { sidecars[url] = "failed"; };  // the static drawing stays
+    document.head.appendChild(s);
+  }
+
   function enhance(box) {
-    var source = document.getElementById(box.getAttribute("data-spec"));
-    if (!source || !window.vegaEmbed) return;
-    var spec = JSON.parse(source.textContent);
+    if (!window.vegaEmbed) return;
+    withSpec(box, function (spec) { embed(box, spec); });
+  }
+
+  function embed(box, spec) {
     var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
     var live = document.createElement("div");
     live.className = "live";

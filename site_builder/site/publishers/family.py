@@ -38,10 +38,27 @@ def _family_files(index: SiteIndex, family: Family, current: dict[str, str] | No
     for gpu, path, template in [(model.detail_gpu, urls.family(fid), "family.html"),
                                 *((g, g["url"], "family_gpu.html") for g in model.gpus)]:
         view = on_gpu(model, gpu, gpu_page=template == "family_gpu.html")
-        yield Page(path, template, {"f": view},
+        specs = urls.chart_specs(path)
+        yield Page(path, template, {"f": view, "specs_url": specs},
                    tuple(c[k] for c in view.charts for k in ("chart", "relative") if k in c))
+        yield Data(specs, chart_specs(view.charts))
     yield Data(urls.family_json(fid), to_json(family_data(model)))
     yield Data(urls.family_csv(fid), family_csv(model))
+
+
+def chart_specs(chart_list: list[dict]) -> bytes:
+    """The Vega-Lite specs of a page's charts as a script (`window.KR_SPECS`, by the id each chart
+    names in its `data-spec`: spec-N for the Nth scaling chart, roofline-spec-N for the Nth
+    roofline, as the template numbers them)."""
+    specs = {}
+    scaling = [c for c in chart_list if "chart_kind" not in c]
+    rooflines = [c for c in chart_list if "chart_kind" in c]
+    for prefix, group in (("spec", scaling), ("roofline-spec", rooflines)):
+        for n, c in enumerate(group, 1):
+            spec = c["chart"].ensure_spec()
+            if spec:
+                specs[f"{prefix}-{n}"] = spec
+    return b"window.KR_SPECS = " + to_json(specs).rstrip(b"\n") + b";\n"
 
 
 def on_gpu(model: FamilyPage, gpu: dict | None, gpu_page: bool = False) -> FamilyPage:

@@ -46,6 +46,7 @@ def hardware_page(index: SiteIndex, hw) -> HardwarePage:
                              "ranked": len(cohort.ranked), "results": len(cohort.entries),
                              "history_url": urls.history(fid, w.id, hw.id)})
         best.append({"id": fid, "title": family.title, "url": urls.family(fid), "rows": rows,
+                     "gpu_url": urls.family_gpu(fid, hw.id),
                      "workloads": len(family.workloads),
                      "measured": len({r["workload"] for r in rows if r["best"]})})
     copy_bw = index.copy_bandwidths.get(hw.id)

@@ -75,15 +75,15 @@ def served_site(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def large_site(tmp_path_factory):
-    """The committed families, implementations, hardware and reported runs plus a synthetic
-    measured run of realistic size (six implementations × every workload, two dates), built and
-    served under a sub-path."""
+    """The seed page's frozen records (tests/fixtures/seed-records) plus a synthetic measured run
+    of realistic size (six implementations × every workload, two dates), built and served under a
+    sub-path."""
     def make():
         from site_builder.build import build
         from synthetic import add_synthetic_runs, stable_records
 
         top = tmp_path_factory.mktemp("large")
-        records = stable_records(RECORDS, top / "records")
+        records = stable_records(top / "records")
         add_synthetic_runs(records)
         site = top / "www" / SUBPATH
         build(records, site)
@@ -94,16 +94,16 @@ def large_site(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def budget_site(tmp_path_factory):
-    """A realistic family page, whatever runs are committed: the seed family's records without
-    their measured runs, plus the synthetic measured run (six implementations and the baseline
-    over every workload) on three GPUs, each refreshed twice more (history), as the site looks
-    after a family has been measured for a while on several GPUs."""
+    """A realistic family page, whatever runs are committed: the seed page's frozen records, plus
+    the synthetic measured run (six implementations and the baseline over every workload) on
+    three GPUs, each refreshed twice more (history), as the site looks after a family has been
+    measured for a while on several GPUs."""
     def make():
         from site_builder.build import build
         from synthetic import add_synthetic_hardware, add_synthetic_runs, grow_history, stable_records
 
         top = tmp_path_factory.mktemp("budget")
-        records = stable_records(RECORDS, top / "records")
+        records = stable_records(top / "records")
         for hw in add_synthetic_hardware(records, BUDGET_GPUS):
             add_synthetic_runs(records, hw)
         grow_history(records)

@@ -78,41 +78,17 @@ def add_synthetic_runs(records: Path, hardware: str | None = None) -> dict:
     return {"hardware": hw_id, "implementations": ids, "runs": written}
 
 
-def stable_records(source: Path, dest: Path) -> Path:
-    """A copy of `source` without its measured runs and with the seed family alone: the tests
-    that read exact values off the synthetic records stay true when new records are committed."""
+def stable_records(dest: Path) -> Path:
+    """A writable copy of the seed page's frozen records (tests/fixtures/seed-records: the seed
+    family, its reported run, the GPUs and implementations, no measured run): the tests that read
+    exact values off the synthetic records stay true whatever is committed to records/."""
     import shutil
 
-    shutil.copytree(source, dest)
-    seed_family_only(dest)
-    for lr in load_catalog(dest).runs:
-        if lr.run.trust == "measured":
-            (dest / lr.path).unlink()
+    shutil.copytree(SEED_RECORDS, dest, ignore=shutil.ignore_patterns("README.md"))
     return dest
 
 
-SEED_FAMILY = "fused-add-rmsnorm"
-
-
-def seed_family_only(records: Path) -> Path:
-    """Remove every family but the seed one from a copy of the records, with its runs, the
-    implementations tied to other families, the GPUs only their runs used, and the source mappings."""
-    import shutil
-
-    catalog = load_catalog(records)
-    kept_hw = {lr.run.hardware for lr in catalog.runs if lr.run.family == SEED_FAMILY}
-    gone_hw = {lr.run.hardware for lr in catalog.runs if lr.run.family != SEED_FAMILY} - kept_hw
-    for fid in catalog.families:
-        if fid != SEED_FAMILY:
-            (records / "families" / f"{fid}.yaml").unlink()
-            shutil.rmtree(records / "runs" / fid, ignore_errors=True)
-    for iid, impl in catalog.implementations.items():
-        if impl.families and SEED_FAMILY not in impl.families:
-            (records / "implementations" / f"{iid}.yaml").unlink()
-    for hid in gone_hw:
-        (records / "hardware" / f"{hid}.yaml").unlink()
-    shutil.rmtree(records / "sources", ignore_errors=True)
-    return records
+SEED_RECORDS = Path(__file__).resolve().parent / "fixtures" / "seed-records"
 
 
 def add_synthetic_hardware(records: Path, count: int) -> list[str]:

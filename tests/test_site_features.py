@@ -35,11 +35,9 @@ def text(node) -> str:
 
 @pytest.fixture(scope="module")
 def large(tmp_path_factory):
-    """Committed records less their measured runs, plus synthetic measured runs on two dates."""
-    from conftest import RECORDS
-
+    """The seed page's frozen records (no measured run), plus synthetic measured runs on two dates."""
     top = tmp_path_factory.mktemp("features")
-    records = stable_records(RECORDS, top / "records")
+    records = stable_records(top / "records")
     info = add_synthetic_runs(records)
     build(records, top / "site")
     return top / "site", records, info
@@ -70,10 +68,8 @@ def test_every_page_has_the_search_box_but_the_404(built_site):
 @pytest.fixture(scope="module")
 def reported(tmp_path_factory):
     """The committed records less their measured runs: the reported H100 figures only."""
-    from conftest import RECORDS
-
     top = tmp_path_factory.mktemp("reported")
-    build(stable_records(RECORDS, top / "records"), top / "site")
+    build(stable_records(top / "records"), top / "site")
     return top / "site"
 
 

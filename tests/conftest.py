@@ -67,18 +67,14 @@ def write(root: Path, rel: str, text: str) -> Path:
     return path
 
 
-#: the seed page's records, frozen (see its README): what the seed-figure tests build on
-SEED_RECORDS = FIXTURES / "seed-records"
-
-
 @pytest.fixture(scope="session")
 def seed_records(tmp_path_factory) -> Path:
     """The seed page's data alone (the reported Liger benchmark of fused add + RMSNorm), from
     tests/fixtures/seed-records, so that the seed's figures (Liger fused 20.5 µs, 2.22× the
     baseline) stay the headline whatever runs are committed to records/."""
-    dest = tmp_path_factory.mktemp("seed") / "records"
-    shutil.copytree(SEED_RECORDS, dest, ignore=shutil.ignore_patterns("README.md"))
-    return dest
+    from synthetic import stable_records
+
+    return stable_records(tmp_path_factory.mktemp("seed") / "records")
 
 
 @pytest.fixture(scope="session")

@@ -60,7 +60,7 @@ class FamilyPage:
     baseline: str
     kinds: list  # the workload kinds present, when the family names kinds; else empty
     sources_total: int = 0  # `sources` holds the most recent ones
-    # the GPUs with results, primary first ({id, name, url, workloads, ranked, primary})
+    # the GPUs with results, primary first ({id, name, url, hardware_url, workloads, ranked})
     gpus: list = dataclasses.field(default_factory=list)
     # the GPU whose floors, leaderboards and charts this page shows (None: no results anywhere)
     detail_gpu: dict | None = None

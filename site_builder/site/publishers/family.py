@@ -10,7 +10,7 @@ from functools import partial
 from ...derive.entries import Entry, usable
 from ...derive.floors import bytes_moved
 from ...derive.index import SiteIndex
-from ...records.schema import Family
+from ...records.schema import WORKLOAD_KINDS, Family
 from .. import charts, urls
 from ..models import FamilyPage
 from ..publish import Data, Page, Scope, SiteContext, to_csv, to_json
@@ -35,11 +35,11 @@ def publish(index: SiteIndex, site: SiteContext):
 def _family_files(index: SiteIndex, family: Family, current: dict[str, str] | None = None):
     fid = family.id
     model = family_page(index, family, current)
-    for gpu, path, template in [(model.detail_gpu, urls.family(fid), "family.html"),
-                                *((g, g["url"], "family_gpu.html") for g in model.gpus)]:
-        view = on_gpu(model, gpu, gpu_page=template == "family_gpu.html")
+    for gpu, path, gpu_page in [(model.detail_gpu, urls.family(fid), False),
+                                *((g, g["url"], True) for g in model.gpus)]:
+        view = on_gpu(model, gpu, gpu_page)
         specs = urls.chart_specs(path)
-        yield Page(path, template, {"f": view, "specs_url": specs},
+        yield Page(path, "family_gpu.html" if gpu_page else "family.html", {"f": view, "specs_url": specs},
                    tuple(c[k] for c in view.charts for k in ("chart", "relative") if k in c))
         yield Data(specs, chart_specs(view.charts))
     yield Data(urls.family_json(fid), to_json(family_data(model)))
@@ -72,7 +72,7 @@ def on_gpu(model: FamilyPage, gpu: dict | None, gpu_page: bool = False) -> Famil
                            elsewhere=sum(c["hardware"] != hid for c in lb["cohorts"]))
                       for lb in model.leaderboards],
         floors=[fl for fl in model.floors if fl["hardware"] == hid],
-        charts=[c for c in model.charts if c.get("hardware") == hid])
+        charts=[c for c in model.charts if c["hardware"] == hid])
 
 
 def family_data(page: FamilyPage) -> FamilyPage:
@@ -102,7 +102,7 @@ def family_page(index: SiteIndex, family: Family, current: dict[str, str] | None
                               for row in [*c["rows"], *c["unranked"]]), current)
     headline = next(lb["cohorts"] for lb in leaderboards if lb["headline"])
     chart_list = charts.scaling_charts(family, mine) + charts.roofline_charts(family, mine)
-    gpus = _gpus(catalog, family.id, leaderboards, chart_list, headline)
+    gpus = _gpus(catalog, family.id, leaderboards, headline)
     return FamilyPage(
         id=family.id, title=family.title, tag=family.tag, summary=family.summary,
         eligible_results=sum(e.eligible for e in mine),
@@ -132,30 +132,29 @@ def family_page(index: SiteIndex, family: Family, current: dict[str, str] | None
         sources_total=len({e.lr.path for e in mine}),
         json_url=urls.family_json(family.id), csv_url=urls.family_csv(family.id),
         baseline=family.baseline,
-        kinds=[k for k in ("forward", "backward", "forward+backward")
+        kinds=[k for k in WORKLOAD_KINDS
                if any(w.kind == k for w in family.workloads)] if names_kinds(family) else [],
         gpus=gpus, detail_gpu=gpus[0] if gpus else None,
     )
 
 
-def _gpus(catalog, fid: str, leaderboards: list[dict], chart_list: list[dict], headline: list[dict]) -> list[dict]:
-    """The GPUs with any result (or chart) of the family: the primary one first (the GPU of the
-    headline workload's first cohort, else the one with the most ranked results), then by name."""
+def _gpus(catalog, fid: str, leaderboards: list[dict], headline: list[dict]) -> list[dict]:
+    """The GPUs with any result of the family (every chart's results are in these cohorts): the
+    primary one first (the GPU of the headline workload's first cohort, else the one with the
+    most ranked results), then by name."""
     seen: dict[str, dict] = {}
     for lb in leaderboards:
         for c in lb["cohorts"]:
             g = seen.setdefault(c["hardware"], {"workloads": set(), "ranked": 0})
             g["workloads"].add(lb["workload"]["id"])
             g["ranked"] += len(c["rows"])
-    for ch in chart_list:
-        seen.setdefault(ch["hardware"], {"workloads": set(), "ranked": 0})
     if not seen:
         return []
     primary = headline[0]["hardware"] if headline else max(seen, key=lambda h: (seen[h]["ranked"], h))
     order = sorted(seen, key=lambda h: (h != primary, catalog.hardware[h].name, h))
     return [{"id": h, "name": catalog.hardware[h].name, "url": urls.family_gpu(fid, h),
              "hardware_url": urls.hardware(h), "workloads": len(seen[h]["workloads"]),
-             "ranked": seen[h]["ranked"], "primary": h == primary} for h in order]
+             "ranked": seen[h]["ranked"]} for h in order]
 
 
 def _fastest_usable(headline: list[dict]) -> dict | None:

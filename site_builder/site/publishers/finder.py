@@ -16,15 +16,13 @@ import math
 
 from ...derive.index import SiteIndex
 from ...records.kernel_hash import source_changed
+from ...records.schema import WORKLOAD_KINDS
 from .. import urls
 from ..publish import Data, Page, SiteContext, to_csv, to_json
 from ..views import TRUST_LABEL, entry_url, workload_title
 
 CSV_COLUMNS = ["workload", "dtype", "kind", "sizes", "hardware", "protocol", "trust", "winner", "winner_id",
                "time_us", "earlier_code", "runner_up", "runner_up_us", "margin", "floor_us", "above_floor", "run_url"]
-
-
-KINDS = ("forward", "backward", "forward+backward")  # the order the finder offers them in
 
 
 def winners(index: SiteIndex, current_of=None) -> list[dict]:
@@ -61,7 +59,7 @@ def winners(index: SiteIndex, current_of=None) -> list[dict]:
                 })
         dtypes = sorted({w.dtype for w in family.workloads})
         # the passes (workload kinds) and GPUs a reader can narrow the answer to
-        kinds = [k for k in KINDS if any(r["kind"] == k for r in rows)]
+        kinds = [k for k in WORKLOAD_KINDS if any(r["kind"] == k for r in rows)]
         gpus = sorted({(r["hardware_name"], r["hardware"]) for r in rows})
         out.append({"id": fid, "title": family.title, "axes": axes, "dtypes": dtypes, "rows": rows,
                     "kinds": kinds, "gpus": [{"id": h, "name": name} for name, h in gpus],

@@ -432,10 +432,11 @@ def test_non_power_of_two_forward_vs_float64_and_row_independent(override, rows,
     """Rows that are not a power of two, whose masked block would waste more than an eighth:
     held as two power-of-two pieces where they are two (kind "split"), as the masked block
     where a third, masked piece would be needed (sweeps 6-7), between 4096 and 8192 the chunked
-    loop; the result matches float64, the masked-block kernel to rounding, and a row alone bit
-    for bit."""
-    for cfg in (rms.fwd_config(hidden, 4), ln.fwd_config(hidden, 2), rms.fwd_config(hidden, 2)):
-        if kind == "masked":
+    loop for 2-byte types and the masked block for float32 (sweep 8); the result matches
+    float64, the masked-block kernel to rounding, and a row alone bit for bit."""
+    for cfg, es in ((rms.fwd_config(hidden, 4), 4), (ln.fwd_config(hidden, 4), 4),
+                    (ln.fwd_config(hidden, 2), 2), (rms.fwd_config(hidden, 2), 2)):
+        if kind == "masked" or (kind == "chunked" and es == 4):
             assert cfg["kind"] == "rows" and cfg["MASK_COLS"]
         else:
             assert cfg["kind"] == kind
@@ -511,7 +512,8 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert n >= 512 and (f["BLOCK"] - n) * 8 > n
                     assert not 4096 < n < 8192
                 elif f["kind"] == "rows":
-                    assert not split_class or mod.split_pieces(n)[2] != 0  # a third piece: masked block
+                    # a third piece, or float32 between 4096 and 8192 (sweep 8): the masked block
+                    assert not split_class or mod.split_pieces(n)[2] != 0 or (es == 4 and 4096 < n < 8192)
                     # LayerNorm: 2 kB of a 2-byte tile per warp (1 kB for a lone row under 16 kB), 1 kB of
                     # float32; RMSNorm 1 kB; counted over the real row in the split class
                     lone_short = f["ROWS"] == 1 and f["BLOCK"] * es < 16384

@@ -507,8 +507,11 @@ def split_pieces(n: int) -> tuple[int, int, int]:
 #: (24887 rows), 2 rows on 2 warps 40.43 against 54.77
 _SPLIT_MIN = 512
 _SPLIT_WASTE = 8
-#: split-class rows strictly between these sizes take the chunked loop instead (as
-#: kernels/rmsnorm, where sweep 2 measured the split slower than the loop at 5120 / 7168)
+#: 2-byte split-class rows strictly between these sizes take the chunked loop instead (as
+#: kernels/rmsnorm, where sweep 2 measured the split slower than the loop at 5120 / 7168);
+#: float32 rows there the masked block of 8192 (16 warps): sweep 8 (H100, 2026-12-06, tune seed
+#: 8181), 1038 x 4288: 11.78 us against the loop's 13.37 and torch.compile's 13.56; 3688 x
+#: 6400: 64.68 against 72.94 and 65.33; 524 x 5983: 12.45 against 14.30 and 13.58
 _CHUNK_BETWEEN = (4096, 8192)
 #: bytes of a 2-byte "rows" tile per warp (four 16-byte vectors a thread): lab/norms/NOTES.md,
 #: "2026-12-02 sweep 2: what the rules take" (float32: 1024)
@@ -526,8 +529,8 @@ def fwd_config(n: int, elsize: int) -> dict:
     rows go to the chunked kernel. Rows that are not a power of two (>= _SPLIT_MIN, wasting
     more than an eighth of a masked block: 768, 3072, 9000) are held as power-of-two pieces
     (kind "split"), warps from their real bytes, except between 4096 and 8192 (5120, 7168):
-    there the chunked loop, 4 kB chunks over 8 warps (_CHUNK_BETWEEN, kernels/rmsnorm's rule
-    from sweep 2; not measured for LayerNorm). 2-byte rows of kind "rows": 2 kB of the tile
+    there 2-byte rows take the chunked loop, 4 kB chunks over 8 warps (_CHUNK_BETWEEN,
+    kernels/rmsnorm's rule from sweep 2), float32 rows the masked block (sweep 8). 2-byte rows of kind "rows": 2 kB of the tile
     per warp (_WARP_BYTES_2B; sweep 2: 8192 at 8 warps 0.958x / 0.960x the 16, 1024 x 4 rows
     at 4 warps 0.985x the 8); float32 keeps 1 kB per warp (4096: 8 warps 1.015x the 16)."""
     if n > _MAX_REG_ROW:
@@ -541,11 +544,12 @@ def fwd_config(n: int, elsize: int) -> dict:
     # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
     cap = 32 if elsize == 4 else 16
     if n >= _SPLIT_MIN and block != n and (block - n) * _SPLIT_WASTE > n:
-        if _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]:
+        between = _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]
+        if between and elsize != 4:
             return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8}
         b1, b2, b3 = split_pieces(n)
         warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
-        if b3 == 0:
+        if b3 == 0 and not between:
             return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
                     "MASK_COLS": False, "num_warps": warps}
         # the masked block, warps from the real bytes at this rule's bytes a warp

@@ -429,9 +429,12 @@ def split_pieces(n: int) -> tuple[int, int, int]:
 #: 36.66 against 43.96)
 _SPLIT_MIN = 512
 _SPLIT_WASTE = 8
-#: split-class rows strictly between these sizes take the chunked loop (4 kB chunks, 8 warps)
-#: instead: sweep 2 (H200, 2026-12-02) measured the split at 5120 / 7168 bf16 slower than both
-#: the masked block and the loop; below 4096 (768, 3072) the split stays (768: 0.86x the masked)
+#: 2-byte split-class rows strictly between these sizes take the chunked loop (4 kB chunks, 8
+#: warps) instead: sweep 2 (H200, 2026-12-02) measured the split at 5120 / 7168 bf16 slower than
+#: both the masked block and the loop; below 4096 (768, 3072) the split stays (768: 0.86x the
+#: masked). Float32 rows there take the masked block of 8192, warps from the real bytes: sweep 8
+#: (H100, 2026-12-06, tune seed 8181), 1256 x 6752: 24.25 us on 16 warps (24.22 on 8) against
+#: the loop's 29.50 and torch.compile's 24.56; 9796 x 6850: 181.0 (179.9) against 220.7 and 181.7
 _CHUNK_BETWEEN = (4096, 8192)
 #: rows longer than this (up to _MAX_REG_ROW) take `_fwd_chunked` with the whole row as its one
 #: chunk, on 32 warps: sweep 5 (H200, 2026-12-04), 2048 x 32768 bf16: 66.91 us against 69.68 for
@@ -454,8 +457,9 @@ def fwd_config(n: int, elsize: int) -> dict:
     power-of-two block would waste more than an eighth of it is of the split class: held as
     two power-of-two pieces where it is two (3072, 768: `_fwd_split`, kind "split"), else as
     the masked block (2496, 1252, 9000), warps from its real bytes either way; except between
-    4096 and 8192 (5120, 7168, 4097): there the chunked loop with 4 kB chunks over 8 warps
-    (_CHUNK_BETWEEN; sweep 2: 0.86x / 0.79x the split, 0.88x / 0.95x the masked block).
+    4096 and 8192 (5120, 7168, 4097): there 2-byte rows take the chunked loop with 4 kB chunks
+    over 8 warps (_CHUNK_BETWEEN; sweep 2: 0.86x / 0.79x the split, 0.88x / 0.95x the masked
+    block) and float32 rows the masked block (sweep 8: 0.82x the loop).
     Rows held in a block of 4096 or 8192 load the weight after the reduction (LATE_W; sweep 2
     at 8192: 0.986x / 0.960x the early load at 4096 / 2048 rows; sweep 6 at 4096: 0.979x /
     0.950x; at 32768 the early load was 1.9 % faster, 16384 is not measured and keeps run 2's
@@ -472,11 +476,12 @@ def fwd_config(n: int, elsize: int) -> dict:
     # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
     cap = 32 if elsize == 4 else 16
     if n >= _SPLIT_MIN and block != n and (block - n) * _SPLIT_WASTE > n:
-        if _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]:
+        between = _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]
+        if between and elsize != 4:
             return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8}
         b1, b2, b3 = split_pieces(n)
         warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
-        if b3 == 0:
+        if b3 == 0 and not between:
             return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,
                     "MASK_COLS": False, "num_warps": warps}
         # the weight loaded early, as sweeps 6-7 measured the masked block here

@@ -52,9 +52,13 @@ def test_search_index_is_a_script_and_covers_every_kind(built_site):
     assert {"family", "implementation", "workload", "hardware"} <= kinds
     by_url = {i["u"]: i for i in items}
     assert by_url["hardware/h200.html"]["t"] == "NVIDIA H200"
-    assert by_url[f"families/{FAMILY_ID}.html#wl-r2048-h1024-fp32"]["t"] == "rows = 2048 · hidden = 1024 · fp32"
-    for item in items:  # every target exists
-        assert (built_site / item["u"].split("#")[0]).is_file(), item
+    # a workload leads to its leaderboard on the GPU of its first cohort
+    assert by_url[f"families/{FAMILY_ID}/h100-sxm.html#wl-r2048-h1024-fp32"]["t"] == "rows = 2048 · hidden = 1024 · fp32"
+    for item in items:  # every target exists, and so does the element it names
+        path, _, anchor = item["u"].partition("#")
+        assert (built_site / path).is_file(), item
+        if anchor:
+            assert f'id="{anchor}"' in (built_site / path).read_text(encoding="utf-8"), item
     assert len(js) < 300 * len(items)  # compact entries, whatever the number of records
 
 
@@ -196,10 +200,14 @@ def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, t
     from site_builder.site.publishers.home import nav
     from site_builder.site.render import environment, render
 
-    page = next(iter(family_pub._family_files(index, catalog.families[FAMILY_ID], current)))
-    html = BeautifulSoup(render(environment(), page.template, page.path, nav_families=nav(index),
-                                **page.context).decode("utf-8"), "html.parser")
-    badged = [tr for tr in html.select("table.leaderboard tbody tr") if tr.select_one(".badge.changed")]
+    # the GPUs' pages, which rank every workload (the family page: the headline one)
+    gpu_pages = [p for p in family_pub._family_files(index, catalog.families[FAMILY_ID], current)
+                 if p.path.endswith(".html")][1:]
+    badged = []
+    for page in gpu_pages:
+        html = BeautifulSoup(render(environment(), page.template, page.path, nav_families=nav(index),
+                                    **page.context).decode("utf-8"), "html.parser")
+        badged += [tr for tr in html.select("table.leaderboard tbody tr") if tr.select_one(".badge.changed")]
     assert badged and {tr["data-impl"] for tr in badged} == {"synthetic-1"}
     assert len(badged) == sum(r["source_changed"] for lb in family_page(index, catalog.families[FAMILY_ID],
                                                                         current).leaderboards
@@ -213,11 +221,13 @@ def test_challenges_list_gaps_failures_never_measured_and_stale_kernels(large, t
                                     **page.context).decode("utf-8"), "html.parser").select_one(".card.primary p.note")
         assert text(card).startswith(f"{fastest['trust_label']} evidence{after}"), text(card)
     # not-ranked rows (synthetic-5's failures) carry the badge too when their code changed since
-    page = next(iter(family_pub._family_files(index, catalog.families[FAMILY_ID], {"synthetic-5": "f" * 16})))
-    html = BeautifulSoup(render(environment(), page.template, page.path, nav_families=nav(index),
-                                **page.context).decode("utf-8"), "html.parser")
-    unranked = [tr for d in html.select("details") if "not ranked" in text(d.find("summary") or d)
-                for tr in d.select("tbody tr")]
+    unranked = []
+    for page in family_pub._family_files(index, catalog.families[FAMILY_ID], {"synthetic-5": "f" * 16}):
+        if page.path.endswith(".html"):
+            html = BeautifulSoup(render(environment(), page.template, page.path, nav_families=nav(index),
+                                        **page.context).decode("utf-8"), "html.parser")
+            unranked += [tr for d in html.select("details") if "not ranked" in text(d.find("summary") or d)
+                         for tr in d.select("tbody tr")]
     failing = [tr for tr in unranked if "synthetic-5" in str(tr)]
     assert failing and all(tr.select_one(".badge.changed") for tr in failing)
     assert not any(tr.select_one(".badge.changed") for tr in unranked if tr not in failing)

@@ -65,6 +65,9 @@ class FamilyPage:
     # the GPU whose floors, leaderboards and charts this page shows (None: no results anywhere)
     detail_gpu: dict | None = None
     gpu_page: bool = False  # a family's page on one GPU (families/<id>/<gpu>.html)
+    # workloads whose leaderboards this page leaves to the GPU pages (the family page ranks the
+    # headline workload only, so that its weight does not grow with the workloads)
+    leaderboards_elsewhere: int = 0
 
 
 @dataclass(frozen=True)

@@ -47,11 +47,6 @@ def family_csv(fid: str) -> str:
     return f"families/{fid}.csv"
 
 
-def workload(fid: str, wid: str) -> str:
-    """A workload's leaderboard on its family page."""
-    return f"families/{fid}.html#wl-{wid}"
-
-
 def family_gpu(fid: str, hid: str) -> str:
     """A family on one GPU: its floors, leaderboards and charts there (the family page shows one
     GPU's, so that its weight does not grow with the GPUs on record)."""

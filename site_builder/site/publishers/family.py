@@ -63,14 +63,18 @@ def chart_specs(chart_list: list[dict]) -> bytes:
 
 def on_gpu(model: FamilyPage, gpu: dict | None, gpu_page: bool = False) -> FamilyPage:
     """The page's view of one GPU: the floors, leaderboards and charts of that GPU alone (the
-    family page shows its primary GPU's, with links to the others'); the JSON and CSV twins keep
-    every GPU."""
+    family page shows its primary GPU's floors and charts and its headline workload's leaderboard,
+    with links to the GPU pages, which rank every workload); the JSON and CSV twins keep every GPU
+    and every workload."""
     hid = gpu["id"] if gpu else None
+    # the family page ranks the headline workload; every workload's leaderboard is on the GPU's page
+    shown = [lb for lb in model.leaderboards if gpu_page or lb["headline"]]
     return replace(
         model, detail_gpu=gpu, gpu_page=gpu_page,
         leaderboards=[dict(lb, cohorts=[c for c in lb["cohorts"] if c["hardware"] == hid],
                            elsewhere=sum(c["hardware"] != hid for c in lb["cohorts"]))
-                      for lb in model.leaderboards],
+                      for lb in shown],
+        leaderboards_elsewhere=len(model.leaderboards) - len(shown),
         floors=[fl for fl in model.floors if fl["hardware"] == hid],
         charts=[c for c in model.charts if c["hardware"] == hid])
 
@@ -201,7 +205,9 @@ def _matrix(catalog, leaderboards: list[dict]) -> dict:
                           "implementation": best["implementation"], "runs": c["results"],
                           "trust_label": best["trust_label"], "run_url": best["run_url"],
                           "protocol": c["protocol"]})
-        rows.append({"workload": lb["workload"], "cells": cells})
+        # where the workload's leaderboard is: the GPU of its first cohort (the one search links)
+        rows.append({"workload": lb["workload"], "cells": cells,
+                     "gpu": lb["cohorts"][0]["hardware"] if lb["cohorts"] else None})
     return {"hardware": [{"id": h, "name": catalog.hardware[h].name} for h in hardware_ids],
             "rows": rows, "missing": sum(c["missing"] for r in rows for c in r["cells"]), "empty_hardware": empty}
 

@@ -28,13 +28,19 @@ def _plain(markdown_text: str | None, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _best(index: SiteIndex, fid: str, wid: str) -> str:
-    """The record of a workload in its first cohort, number first: '8.16 µs Kernel … · NVIDIA H200'."""
-    for cohort in index.cohorts_of(fid, wid):
+def _best(index: SiteIndex, fid: str, wid: str) -> tuple[str, str]:
+    """The record of a workload in its first cohort, number first ('8.16 µs Kernel … · NVIDIA
+    H200 · '), and where its leaderboard is: that cohort's GPU page of the family (the family page
+    ranks the headline workload only), else the family's table of current records."""
+    cohorts = index.cohorts_of(fid, wid)
+    for cohort in cohorts:
         top = cohort.first
         if top:
-            return f"{fmt_us(top.time_us)} {top.implementation.name} · {top.hardware.name} · "
-    return ""
+            return (f"{fmt_us(top.time_us)} {top.implementation.name} · {top.hardware.name} · ",
+                    urls.workload_on(fid, wid, cohort.key.hardware))
+    if cohorts:
+        return "", urls.workload_on(fid, wid, cohorts[0].key.hardware)
+    return "", urls.family(fid) + "#records"
 
 
 def search_items(index: SiteIndex) -> list[dict]:
@@ -45,9 +51,9 @@ def search_items(index: SiteIndex) -> list[dict]:
         items.append({"k": "family", "t": f.title, "d": f"{f.tag} · {_plain(f.summary)}",
                       "u": urls.family(fid)})
         for w in f.workloads:
-            items.append({"k": "workload", "t": workload_title(f, w),
-                          "d": f"{_best(index, fid, w.id)}{f.title} · {w.id}",
-                          "u": urls.workload(fid, w.id)})
+            best, url = _best(index, fid, w.id)
+            items.append({"k": "workload", "t": workload_title(f, w), "d": f"{best}{f.title} · {w.id}",
+                          "u": url})
         items.append({"k": "compare", "t": f"Compare implementations of {f.title}", "d": f.tag,
                       "u": urls.compare_default(fid)})
     for iid, i in sorted(catalog.implementations.items()):

@@ -30,22 +30,26 @@ if [ -n "$WHL" ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$WHL"/*.whl \
     || echo "pip install failed"
 fi
-# QuACK's CuTe DSL libraries (a 92 MB wheel) travel in two halves: .cutl1 (cutlpart.aa, its name
-# and sha256) with the first call, kept in /tmp/kr-cutl; .cutl2 (cutlpart.ab and the small QuACK
-# wheels) with the second, on the still-warm machine. The DSL wheels share one folder
-# (nvidia_cutlass_dsl/), so they are unpacked, not pip-installed (pip --target would replace it).
+# QuACK's CuTe DSL libraries (a 92 MB wheel) travel in three parts (lab/wheels.sh): .cutl1
+# (cutlpart.aa, its name, sha256 and the number of parts) with the first call, .cutl2 (ab) with
+# the second, .cutl3 (ac and the small QuACK wheels) with the third, on the still-warm machine;
+# each is kept in /tmp/kr-cutl, and the call that brings the last part joins and installs them.
+# The DSL wheels share one folder (nvidia_cutlass_dsl/), so they are unpacked, not pip-installed
+# (pip --target would replace it).
 CUTL=/tmp/kr-cutl
-if [ -d .cutl1 ]; then mkdir -p $CUTL && cp .cutl1/* $CUTL/ && echo "QuACK part 1 kept in $CUTL"; fi
-if [ -d .cutl2 ] && [ ! -e /tmp/site/.kr-quack ]; then
-  if [ -e $CUTL/cutlpart.aa ]; then
-    cp .cutl2/* $CUTL/ && cat $CUTL/cutlpart.aa $CUTL/cutlpart.ab > "$CUTL/$(cat $CUTL/name)" \
+for part in .cutl1 .cutl2 .cutl3; do
+  if [ -d $part ]; then mkdir -p $CUTL && cp $part/* $CUTL/ && echo "QuACK $part kept in $CUTL"; fi
+done
+if [ -d .cutl3 ] && [ ! -e /tmp/site/.kr-quack ]; then
+  if [ -e $CUTL/parts ] && [ "$(ls $CUTL/cutlpart.* | wc -l)" = "$(cat $CUTL/parts)" ]; then
+    cat $CUTL/cutlpart.* > "$CUTL/$(cat $CUTL/name)" \
       && (cd $CUTL && sha256sum -c sha256) \
       && for w in $CUTL/nvidia_cutlass_dsl*.whl; do python3 -m zipfile -e "$w" /tmp/site || exit 1; done \
       && python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
            $(ls $CUTL/*.whl | grep -v nvidia_cutlass_dsl) \
       && touch /tmp/site/.kr-quack
   else
-    echo "QuACK part 1 is not in $CUTL (the machine was not kept warm): quack-gemm reads not-installed"
+    echo "QuACK's parts are not all in $CUTL ($(ls $CUTL 2>/dev/null | tr '\n' ' ')): the machine was not kept warm between the calls; quack reads not-installed"
   fi
 fi
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PWD

@@ -107,7 +107,7 @@ def test_a_result_below_the_floor_is_a_warning_and_fails_strict(records_copy):
     [warning] = mine(check(records_copy))
     assert str(warning) == (
         "records/runs/fused-add-rmsnorm/h100-sxm/2026-05-01-test.yaml:10: warning: liger-fused on "
-        "r2048-h1024-fp32: end-to-end time 0.0205 µs is below the floor of 10 µs on h100-sxm "
+        "r2048-h1024-fp32: end-to-end time 0.0205 µs is below the floor of 10.02 µs on h100-sxm "
         "(33,558,528 bytes at 3,350 GB/s); it is not ranked — check the unit (µs, not ms), the "
         "workload and the hardware of this result")
     relaxed = cli("check", "--records", str(records_copy), str(records_copy / RUN))

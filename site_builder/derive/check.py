@@ -141,8 +141,8 @@ def _floor_warning(e: Entry) -> list[tuple]:
     clock = "device" if e.run.protocol.clock == "device" else "end-to-end"
     return [(
         (),
-        f"{e.implementation.id} on {e.workload.id}: {clock} time {e.time_us:.3g} µs is below the "
-        f"floor of {e.floor.us:.3g} µs on {e.hardware.id} ({e.floor.bytes:,} bytes at "
+        f"{e.implementation.id} on {e.workload.id}: {clock} time {e.time_us:.4g} µs is below the "
+        f"floor of {e.floor.us:.4g} µs on {e.hardware.id} ({e.floor.bytes:,} bytes at "
         f"{e.floor.bandwidth_gbps:,.0f} GB/s); it is not ranked",
         "check the unit (µs, not ms), the workload and the hardware of this result")]
 

@@ -6,6 +6,9 @@
 #   runner FAM S ... the runner on family FAM with budget S (a hard stop 40 s after it), then pack
 #   gpu_env          the GPU, clocks, package versions and commit into $OUT/env.txt
 #   install_whl      Liger and pydantic from the carried .whl/ into /tmp/site
+#   norms_tests T SEED [FILE...]  the norms GPU tests in three processes (and each extra test
+#                    FILE in one more) beside the compile-cache prewarm of the norms' workloads
+#                    and SEED's report shapes, all within T s; prints each file's last line
 # and sets the environment every call shares: the repository root as working directory, the
 # wheels in /tmp/site and the repository on PYTHONPATH, Inductor's cache in /tmp (kept while the
 # machine stays warm between chained calls).
@@ -43,4 +46,20 @@ gpu_env() {
 
 install_whl() {
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+}
+
+norms_tests() {  # T SEED [extra test files]
+  local T=$1 seed=$2 N=tests/gpu/test_norms_gpu.py f i; shift 2
+  timeout "$T" python3 -m pytest -v -p no:cacheprovider $N -k "test_vs_float64_reference" > "$LOGS/t_norms1.txt" 2>&1 &
+  timeout "$T" python3 -m pytest -v -p no:cacheprovider $N -k "long or parts" > "$LOGS/t_norms2.txt" 2>&1 &
+  timeout "$T" python3 -m pytest -v -p no:cacheprovider $N -k "not test_vs_float64_reference and not long and not parts" > "$LOGS/t_norms3.txt" 2>&1 &
+  for f in "$@"; do
+    timeout "$T" python3 -m pytest -v -p no:cacheprovider "$f" > "$LOGS/t_$(basename "$f" .py).txt" 2>&1 &
+  done
+  for i in $(seq 0 7); do
+    KR_PREWARM_RANDOM=12:$seed TORCHINDUCTOR_COMPILE_THREADS=1 timeout $((T - 10)) python3 lab/norms/prewarm.py $i 8 > "$LOGS/prewarm$i.log" 2>&1 &
+  done
+  wait
+  for f in "$LOGS"/t_*.txt; do echo "$(basename "$f"): $(tail -n 1 "$f")"; grep -h "^FAILED\|^ERROR" "$f" | head -n 8; done
+  echo "tests done at ${SECONDS}s"
 }

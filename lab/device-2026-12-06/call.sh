@@ -15,17 +15,7 @@ case "$CALL" in
   a)
     install_whl
     gpu_env
-    N=tests/gpu/test_norms_gpu.py
-    T=${TESTS_S:-120}
-    timeout $T python3 -m pytest -v -p no:cacheprovider $N -k "test_vs_float64_reference" > "$LOGS/t_norms1.txt" 2>&1 &
-    timeout $T python3 -m pytest -v -p no:cacheprovider $N -k "long or parts" > "$LOGS/t_norms2.txt" 2>&1 &
-    timeout $T python3 -m pytest -v -p no:cacheprovider $N -k "not test_vs_float64_reference and not long and not parts" > "$LOGS/t_norms3.txt" 2>&1 &
-    for i in $(seq 0 7); do
-      KR_PREWARM_RANDOM=12:$SEED TORCHINDUCTOR_COMPILE_THREADS=1 timeout $((T - 10)) python3 lab/norms/prewarm.py $i 8 > "$LOGS/prewarm$i.log" 2>&1 &
-    done
-    wait
-    for f in "$LOGS"/t_*.txt; do echo "$(basename "$f"): $(tail -n 1 "$f")"; grep -h "^FAILED\|^ERROR" "$f" | head -n 8; done
-    echo "tests done at ${SECONDS}s"
+    norms_tests "${TESTS_S:-120}" "$SEED"
     runner rmsnorm "${RMS_BUDGET:-45}" --implementation kr-triton-rmsnorm
     runner layernorm "${LN_BUDGET:-35}" --implementation kr-triton-layernorm
     pack

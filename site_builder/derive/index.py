@@ -71,6 +71,13 @@ class SiteIndex:
     def cohorts_of(self, fid: str, wid: str) -> tuple[Cohort, ...]:
         return self.workload_cohorts.get((fid, wid), ())
 
+    def leading_cohort(self, fid: str, wid: str) -> Cohort | None:
+        """The cohort that speaks for a workload: its first (in priority order) with a ranked
+        result, else its first; None when it has none. Its GPU's page holds the leaderboard that
+        the family page's records table and search link."""
+        cohorts = self.cohorts_of(fid, wid)
+        return next((c for c in cohorts if c.first), cohorts[0] if cohorts else None)
+
     def workload(self, fid: str, wid: str) -> Workload:
         return next(w for w in self.catalog.families[fid].workloads if w.id == wid)
 

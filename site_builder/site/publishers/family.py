@@ -116,7 +116,7 @@ def family_page(index: SiteIndex, family: Family, current: dict[str, str] | None
         headline_workload=workloads[family.headline],
         fastest=_fastest_usable(headline),
         by_language=_by_language(headline),
-        matrix=_matrix(catalog, leaderboards),
+        matrix=_matrix(index, family.id, leaderboards),
         source_native=[
             {k: c[k] for k in ("hardware", "hardware_name", "protocol", "protocol_version", "statistic",
                                "clock", "results", "last_observed", "history_url", "trust")}
@@ -185,10 +185,11 @@ def _by_language(headline: list[dict]) -> list[dict]:
     return sorted(best.values(), key=lambda r: r["rank"])
 
 
-def _matrix(catalog, leaderboards: list[dict]) -> dict:
+def _matrix(index: SiteIndex, fid: str, leaderboards: list[dict]) -> dict:
     """Per workload and GPU, the best result of the first cohort (in priority order) that ranks any.
     A GPU with no eligible result for any workload of the family gets no column: it is named in
     `empty_hardware` (the page says so in a note)."""
+    catalog = index.catalog
     hardware_ids = sorted(h for h in catalog.hardware
                           if any(c["hardware"] == h and c["rows"] for lb in leaderboards for c in lb["cohorts"]))
     empty = sorted(catalog.hardware[h].name for h in catalog.hardware if h not in hardware_ids)
@@ -205,9 +206,9 @@ def _matrix(catalog, leaderboards: list[dict]) -> dict:
                           "implementation": best["implementation"], "runs": c["results"],
                           "trust_label": best["trust_label"], "run_url": best["run_url"],
                           "protocol": c["protocol"]})
-        # where the workload's leaderboard is: the GPU of its first cohort (the one search links)
-        rows.append({"workload": lb["workload"], "cells": cells,
-                     "gpu": lb["cohorts"][0]["hardware"] if lb["cohorts"] else None})
+        # where the workload's leaderboard is: the GPU of its leading cohort (as search links it)
+        lead = index.leading_cohort(fid, lb["workload"]["id"])
+        rows.append({"workload": lb["workload"], "cells": cells, "gpu": lead.key.hardware if lead else None})
     return {"hardware": [{"id": h, "name": catalog.hardware[h].name} for h in hardware_ids],
             "rows": rows, "missing": sum(c["missing"] for r in rows for c in r["cells"]), "empty_hardware": empty}
 

@@ -29,18 +29,15 @@ def _plain(markdown_text: str | None, limit: int = 160) -> str:
 
 
 def _best(index: SiteIndex, fid: str, wid: str) -> tuple[str, str]:
-    """The record of a workload in its first cohort, number first ('8.16 µs Kernel … · NVIDIA
+    """The record of a workload in its leading cohort, number first ('8.16 µs Kernel … · NVIDIA
     H200 · '), and where its leaderboard is: that cohort's GPU page of the family (the family page
     ranks the headline workload only), else the family's table of current records."""
-    cohorts = index.cohorts_of(fid, wid)
-    for cohort in cohorts:
-        top = cohort.first
-        if top:
-            return (f"{fmt_us(top.time_us)} {top.implementation.name} · {top.hardware.name} · ",
-                    urls.workload_on(fid, wid, cohort.key.hardware))
-    if cohorts:
-        return "", urls.workload_on(fid, wid, cohorts[0].key.hardware)
-    return "", urls.family(fid) + "#records"
+    cohort = index.leading_cohort(fid, wid)
+    if cohort is None:
+        return "", urls.family(fid) + "#records"
+    url = urls.workload_on(fid, wid, cohort.key.hardware)
+    top = cohort.first
+    return (f"{fmt_us(top.time_us)} {top.implementation.name} · {top.hardware.name} · " if top else ""), url
 
 
 def search_items(index: SiteIndex) -> list[dict]:

@@ -167,14 +167,38 @@ def artifacts() -> Path:
 
 
 class Watch:
-    """Console errors, page errors and failed requests of one page."""
+    """Console errors, page errors and failed requests of one page.
+
+    A request that Chromium aborts (net::ERR_ABORTED) because the page navigated away while it
+    was in flight (a chart's Vega bundle, lazily loaded, when a test follows a link) is no
+    problem of the site: it counts only if no navigation of the main frame followed its start.
+    """
 
     def __init__(self, page):
-        self.problems: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
-        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.problems.append(f"failed request: {r.url} {r.failure}"))
-        page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+        self._found: list[str] = []
+        self._navigations = 0
+        self._started: dict = {}  # request -> navigations seen when it started
+        self._aborted: list[tuple[str, int]] = []
+        page.on("console", lambda m: m.type == "error" and self._found.append(f"console: {m.text}"))
+        page.on("pageerror", lambda e: self._found.append(f"page error: {e}"))
+        page.on("request", lambda r: self._started.__setitem__(r, self._navigations))
+        page.on("requestfailed", self._failed)
+        page.on("response", lambda r: r.status >= 400 and self._found.append(f"HTTP {r.status}: {r.url}"))
+        page.on("framenavigated", lambda f: f == page.main_frame and self._navigated())
+
+    def _navigated(self):
+        self._navigations += 1
+
+    def _failed(self, request):
+        message = f"failed request: {request.url} {request.failure}"
+        if "ERR_ABORTED" in (request.failure or ""):
+            self._aborted.append((message, self._started.get(request, self._navigations)))
+        else:
+            self._found.append(message)
+
+    @property
+    def problems(self) -> list[str]:
+        return self._found + [m for m, seen in self._aborted if seen >= self._navigations]
 
 
 @pytest.fixture

@@ -290,3 +290,41 @@ def test_index_shows_each_family_lead_and_the_family_page_its_whole_summary(seco
     assert " ".join(row.find(class_="note").get_text(" ").split()) == "A fixture family with a fixed axis."
     page = (out / "families" / "grouped-matvec.html").read_text(encoding="utf-8")
     assert "A third sentence the index leaves out." in page and "mixed dtypes (bf16. fp32)" in page
+
+
+def test_a_cohort_mixing_protocol_versions_names_the_newest_and_marks_the_rest(tmp_path):
+    """A run under a newer protocol version replaces only the results it holds: the leaderboard's
+    heading names the newest version and the older ones it holds, and each older row says its
+    version; a cohort of one version shows neither."""
+    import yaml
+
+    from synthetic import add_synthetic_runs, stable_records
+
+    records = stable_records(tmp_path / "records")
+    made = add_synthetic_runs(records)
+    hw = made["hardware"]
+    newest = max((p for p in made["runs"] if "/fused-add-rmsnorm/" in p.as_posix()), key=lambda p: p.name)
+    run = yaml.safe_load(newest.read_text(encoding="utf-8"))
+    run["observed"] = "2026-11-29T10:00:00Z"
+    run["protocol"]["version"] = 2
+    mixed = run["results"][0]["workload"]
+    run["results"] = [r for r in run["results"]  # one of six implementations, on one workload
+                      if r["implementation"] == "synthetic-1" and r["workload"] == mixed]
+    (newest.parent / "2026-11-29-synthetic-v2.yaml").write_text(yaml.safe_dump(run, sort_keys=False), encoding="utf-8")
+    site = tmp_path / "site"
+    build(records, site)
+    page = soup(site, urls.family_gpu("fused-add-rmsnorm", hw))
+    tables = page.find_all("table", attrs={"data-cohort": re.compile(r"--kernel-records-device$")})
+    table = next(t for t in tables if t["data-cohort"].startswith(f"{mixed}--"))
+    heading = text(table.find_previous("h3"))
+    assert "kernel-records-device v2 (with results of v1, marked)" in heading, heading
+    rows = {tr["data-impl"]: [td.get_text(" ", strip=True) for td in tr.find_all("td")]
+            for tr in table.find("tbody").find_all("tr")}
+    observed = {impl: cells[8] for impl, cells in rows.items()}
+    assert observed["synthetic-1"] == "2026-11-29", observed  # the newest version: no mark
+    assert all(date == "2026-11-28 protocol v1" for impl, date in observed.items() if impl != "synthetic-1"), observed
+    others = [t for t in tables if t is not table]
+    assert others  # the other workloads' cohorts hold one version: no marks
+    for other in others:
+        assert " v1 " in text(other.find_previous("h3")) + " " and "with results of" not in text(other.find_previous("h3"))
+        assert "protocol v" not in text(other)

@@ -214,6 +214,32 @@ def test_rotating_input_sets_stop_at_the_calls_a_loop_makes():
     assert len(samples["a"]) == 10 and called[3:] == list(range(100, 110))  # after 3 warm-up calls
 
 
+def test_a_pass_keeps_every_calls_outputs_until_it_ends():
+    """Protocol version 5: within a pass each call writes its own memory. A call's output is
+    still alive when the next call runs (so an allocator cannot hand its block back), and all of
+    them are dropped when the pass ends."""
+    import gc
+    import weakref
+
+    from site_builder.runner.measure import one_pass
+
+    class Out:  # stands for an output tensor: weak-referenceable, counted while alive
+        pass
+
+    alive, seen_alive = [], []
+
+    def call():
+        seen_alive.append(sum(r() is not None for r in alive))
+        out = Out()
+        alive.append(weakref.ref(out))
+        return out
+
+    assert one_pass([call] * 5) == 5
+    assert seen_alive == [0, 1, 2, 3, 4]  # every earlier output of the pass still held
+    gc.collect()
+    assert all(r() is None for r in alive)  # and none kept after it
+
+
 def test_end_to_end_is_retimed_with_the_implementations_in_turn(toy_records):
     """Every workload with two or more ok results gets its end-to-end figures from one process
     that times its implementations in turn (CPU mode: 3 rounds of 10 calls each)."""

@@ -18,7 +18,7 @@ from site_builder.records.load import load_catalog
 from site_builder.runner import missing as m
 from site_builder.runner import plan as plan_mod
 from site_builder.runner import record as rec
-from site_builder.runner.protocol import CPU_PROTOCOL
+from site_builder.runner.protocol import CPU_PROTOCOL, GPU_PROTOCOL
 
 SHA = sha_of(registered(TOY_KERNELS, "toy-scale")["toy-good"].sources)  # the toy module's current hash
 OLD = "0123456789abcdef"  # a hash of code that changed since
@@ -213,7 +213,7 @@ def test_plan_reads_the_hardware_from_nvidia_smi(history, monkeypatch):
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     code, out = plan(history, "--implementation", "toy-good")
     assert code == 0, out
-    assert "toy-scale on cpu:" in out and "protocol kr-device-cold-l2 v4" in out  # a GPU run's protocol
+    assert "toy-scale on cpu:" in out and f"protocol kr-device-cold-l2 v{GPU_PROTOCOL['version']}" in out  # a GPU run's
 
 
 def test_options_that_go_with_another(history):

@@ -17,12 +17,13 @@ CPU_SETTINGS = {"cold_factor": 0.0, "max_sets": 1, "budget_s": 0.05, "device_sam
 COPY_BYTES = {"cuda": 2**31, "cpu": 2**26}
 
 GPU_PROTOCOL = {
-    "id": "kr-device-cold-l2", "version": 4, "clock": "device", "l2": "cold", "timing": "cuda-graph",
+    "id": "kr-device-cold-l2", "version": 5, "clock": "device", "l2": "cold", "timing": "cuda-graph",
     "statistic": "median", "quantiles": [0.2, 0.8],
     "description": (
         "Outputs checked first against a float64 reference (outputs poisoned with NaN, inputs "
         "unmodified, no aliasing). Device time: each sample replays a CUDA graph of calls over "
-        "rotating input sets that together exceed 3× the L2 (cold L2), after warm-up; the time "
+        "rotating input sets that together exceed 3× the L2 (cold L2), each call writing its own "
+        "outputs (a pass keeps them all, so outputs rotate as the inputs do), after warm-up; the time "
         "per call is the replay time over the calls; median, p20, p80, min, max over samples. "
         "End-to-end: wall time of one Python call followed by a device synchronize, taken "
         "after every implementation's device times, in one process that holds all of a "
@@ -43,6 +44,10 @@ CPU_PROTOCOL = {
 #: workload. Under 1-3 the end-to-end medians of one implementation still jumped by half from one
 #: workload to the next while its neighbours' did not (the first family's lab NOTES.md): a busy
 #: host for seconds at a time, which only timing the implementations in turn removes (version 4).
+#: Version 5: each call of a pass keeps its outputs until the pass ends (measure.one_pass), so every
+#: call writes its own memory. Under 1-4 a call's output was freed before the next call, which got
+#: the same block back: an output that fits in the L2 stayed there from call to call, and one H100
+#: result came out under its floor (lab/device-2026-12-06/a/README.md).
 
 
 def settings_for(device: str) -> dict:

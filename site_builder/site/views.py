@@ -105,7 +105,8 @@ def _impl_part(impl) -> dict:
 
 def _run_part(lr) -> dict:
     run = lr.run
-    return {"protocol": run.protocol.id, "clock": run.protocol.clock, "trust": run.trust,
+    return {"protocol": run.protocol.id, "protocol_version": run.protocol.version,
+            "clock": run.protocol.clock, "trust": run.trust,
             "trust_label": TRUST_LABEL[run.trust], "trust_note": TRUST_NOTE[run.trust],
             "observed": run.observed_at.date().isoformat(), "run_url": urls.run_of(lr), "run_id": lr.id}
 
@@ -132,7 +133,7 @@ def _entry_view(e: Entry, first: Entry | None, baseline: Entry | None) -> dict:
         "implementation_url": im["implementation_url"],
         "baseline": impl.id == e.family.baseline, "exact": r.exact,
         "workload": e.workload.id, "hardware": e.hardware.id, "hardware_name": e.hardware.name,
-        "protocol": rn["protocol"], "clock": rn["clock"],
+        "protocol": rn["protocol"], "protocol_version": rn["protocol_version"], "clock": rn["clock"],
         "status": r.status, "error": r.error, "note": r.note, "reasons": list(e.reasons),
         "time_us": time_us,
         "p20_us": stat.p20 if stat else None, "p80_us": stat.p80 if stat else None,
@@ -191,10 +192,13 @@ def cohort_view(cohort: Cohort) -> dict:
     first = cohort.first
     baseline = next((e for e in rows if e.implementation.id == family.baseline), None)
     e0 = group[0]
+    # a cohort may hold results of several versions of its protocol (older ones stay until a run
+    # under the newest replaces them): the heading names the newest, the rows mark the others
+    versions = sorted({e.run.protocol.version for e in group})
     return {
         "key": key.slug, "hardware": key.hardware, "hardware_name": e0.hardware.name,
         "hardware_url": urls.hardware(key.hardware),
-        "protocol": key.protocol, "protocol_version": e0.run.protocol.version,
+        "protocol": key.protocol, "protocol_version": versions[-1], "older_versions": versions[:-1],
         "clock": e0.run.protocol.clock, "statistic": e0.run.protocol.statistic,
         "trust": min((e.run.trust for e in group), key=lambda t: t != "measured"),
         # the record (methodology, "the record"): the top of this leaderboard, the same figure on

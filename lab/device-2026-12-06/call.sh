@@ -6,7 +6,7 @@
 #
 #   run(carry=[".whl"], command="bash lab/device-2026-12-06/call.sh a", timeout_s=480)
 #
-# a: the norms GPU tests (three processes) beside the compile-cache prewarm of the report's
+# a: the norms GPU tests (three processes) and the timing core's (protocol v5's rotating outputs) beside the compile-cache prewarm of the report's
 #    shapes; ours on rmsnorm and layernorm (every workload: the records); then the REPORT_SEED
 #    (6007, then 4099 if REPORT_SEED2 is set) reports of both families, BUDGET s a family.
 SEED=${REPORT_SEED:-6007}
@@ -15,7 +15,7 @@ case "$CALL" in
   a)
     install_whl
     gpu_env
-    norms_tests "${TESTS_S:-120}" "$SEED"
+    norms_tests "${TESTS_S:-120}" "$SEED" tests/gpu/test_measure_gpu.py
     runner rmsnorm "${RMS_BUDGET:-45}" --implementation kr-triton-rmsnorm
     runner layernorm "${LN_BUDGET:-35}" --implementation kr-triton-layernorm
     pack

@@ -165,7 +165,9 @@ def test_the_shape_finder_answers_from_the_url_and_without_javascript(served_sit
     assert table.count() == 1
     shown = page.locator("#finder-table tbody tr td:first-child").all_inner_texts()
     expect = [label for _, label in _nearest(rows, want, fam["axes"])][:3]
-    assert list(dict.fromkeys(shown)) == expect  # the three nearest, nearest first
+    assert list(dict.fromkeys(s.split("\n")[0] for s in shown)) == expect  # the three nearest, nearest first
+    sizes = {r["label"]: " · ".join(f"{a} {r['sizes'][a]}" for a in fam["axes"]) for r in rows}
+    assert all(s.split("\n")[1] == sizes[s.split("\n")[0]] for s in shown), shown  # each with its sizes
     assert page.locator("#finder-verdicts li").count() >= 1
     assert {li.get_attribute("data-holds") for li in page.locator("#finder-verdicts li").all()} <= {"yes", "no"}
     # the form shows the state it was given; submitting keeps the state in the URL
@@ -198,7 +200,7 @@ def test_the_shape_finder_answers_from_the_url_and_without_javascript(served_sit
         gpus = set(t.split(" · ")[0] for t in page.locator("#finder-table tbody tr td:nth-child(3)").all_inner_texts())
         assert gpus == {gpu["name"]}
         shown = page.locator("#finder-table tbody tr td:first-child").all_inner_texts()
-        assert list(dict.fromkeys(shown)) == [label for _, label in _nearest(rows, want, multi["axes"])][:2]
+        assert list(dict.fromkeys(s.split("\n")[0] for s in shown)) == [label for _, label in _nearest(rows, want, multi["axes"])][:2]
     # without JavaScript: the finder page links every family's table of per-shape winners (a page
     # of its own, so the finder stays small), and the CSV exists
     page, _ = new_page(viewport=VIEWPORTS[where], java_script_enabled=False)

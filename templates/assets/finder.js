@@ -63,7 +63,7 @@
       return r.dtype === form.dtype.value && (!kind || r.kind === kind) && (!gpu || r.hardware === gpu);
     });
     var shapes = {};
-    rows.forEach(function (r) { (shapes[r.workload] = shapes[r.workload] || { label: r.label, d: dist(want, r.sizes, f.axes), rows: [] }).rows.push(r); });
+    rows.forEach(function (r) { (shapes[r.workload] = shapes[r.workload] || { label: r.label, sizes: r.sizes, d: dist(want, r.sizes, f.axes), rows: [] }).rows.push(r); });
     var near = Object.keys(shapes).map(function (w) { return shapes[w]; }).sort(function (a, b) { return a.d - b.d || (a.label < b.label ? -1 : 1); }).slice(0, k);
     answer.innerHTML = "";
     var h = el("h2", "Nearest measured shapes"); h.id = "finder-h"; answer.appendChild(h);
@@ -99,7 +99,9 @@
     near.forEach(function (s) {
       s.rows.forEach(function (r) {
         var tr = el("tr");
-        tr.appendChild(el("td", s.label)); tr.appendChild(el("td", s.d.toFixed(2), "num"));
+        var wl = el("td", s.label);  // the label, then the sizes the distance was taken over
+        wl.appendChild(el("div", f.axes.map(function (a) { return a + " " + s.sizes[a]; }).join(" · "), "note"));
+        tr.appendChild(wl); tr.appendChild(el("td", s.d.toFixed(2), "num"));
         tr.appendChild(el("td", r.hardware_name + " · " + r.protocol)); tr.appendChild(el("td", r.winner));
         var td = el("td", null, "num"), a = el("a", us(r.time_us)); a.href = root + r.run_url; td.appendChild(a); tr.appendChild(td);
         tr.appendChild(el("td", r.margin ? r.margin.toFixed(2) + "× (" + r.runner_up + ")" : "alone", "num"));

@@ -35,12 +35,16 @@ SCRIPT = textwrap.dedent('''
         attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(fn.arg_names) if sig[n].startswith("*")}
         k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const, attrs=attrs),
                            target=GPUTarget("cuda", 90, 32), options={"num_warps": num_warps})
-        return dict(Counter(re.findall(r"(?:ld|st)[.]global[.][a-z0-9.]+", k.asm["ptx"])))
+        return dict(Counter(re.findall(r"(?:ld|st)[.]global[.][a-zA-Z0-9.:_]+", k.asm["ptx"])))
 
     out = {}
     for elem, size in (("bf16", 2), ("fp32", 4)):
         for vec in (0, 16 // size):
-            out[f"rowloop-{elem}-{vec}"] = accesses(ce._rowloop, {"BLOCK": 4096, "CONTIG": True, "VEC": vec}, 4, elem)
+            plain = {"BLOCK": 4096, "CONTIG": True, "VEC": vec, "PERSIST": False, "EV1": "", "EV2": "", "SCM": ""}
+            out[f"rowloop-{elem}-{vec}"] = accesses(ce._rowloop, plain, 4, elem)
+            # the persistent row loop with the eviction hints (rule keys rpersist, revict)
+            out[f"rowloop-persist-{elem}-{vec}"] = accesses(ce._rowloop, dict(plain, PERSIST=True, EV1="evict_last",
+                                                                           EV2="evict_first", SCM=".cs"), 4, elem)
             out[f"lse-{elem}-{vec}"] = accesses(ce._lse_parts, {"BLOCK": 4096, "PART": 16384, "CONTIG": True,
                                                                 "EVICT": "", "VEC": vec}, 8, elem)
     print(json.dumps(out))
@@ -57,3 +61,9 @@ def test_aligned_rows_compile_to_16_byte_vectors():
             assert aligned.get("ld.global.v4.b32", 0) > 0, (kernel, elem, aligned)
             if kernel == "rowloop":  # the gradient's full chunks too
                 assert aligned.get("st.global.v4.b32", 0) > 0, (kernel, elem, aligned)
+        hinted = got[f"rowloop-persist-{elem}-{vec}"]  # the gradient streams out (.cs: evict-first in L2)
+        assert hinted.get("st.global.cs.v4.b32", 0) > 0 and "st.global.v4.b32" not in hinted, hinted
+        # eviction_policy reaches the L2: an L1 priority and an L2 cache policy (createpolicy)
+        for ev in ("evict_last", "evict_first"):
+            assert hinted.get(f"ld.global.L1::{ev}.L2::cache_hint.v4.b32", 0) > 0, sorted(hinted)
+        assert not any("evict" in a or ".cs" in a for a in got[f"rowloop-{elem}-{vec}"]), got[f"rowloop-{elem}-{vec}"]

@@ -345,6 +345,8 @@ CE_PATHS = {
     "twopass": {"path": "twopass", "lse_part": 2048, "lse_block": 1024, "gblock": 1024},
     "twopass-evict-fwd": {"path": "twopass", "lse_part": 4096, "gblock": 2048, "evict": 1, "reverse": 0},
     "rowloop": {"path": "rowloop", "rblock": 1024},
+    # persistent: 132 programs (the interpreter plans as for an H200) loop over 133 rows
+    "rowloop-persist": {"path": "rowloop", "rblock": 1024, "rpersist": 1, "revict": 1},
 }
 
 
@@ -402,7 +404,7 @@ def test_cross_entropy_fwd_bwd_paths_edge_cases(ce_path):
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
 
 
-@pytest.mark.parametrize("name", ["twopass", "rowloop"])
+@pytest.mark.parametrize("name", ["twopass", "rowloop", "rowloop-persist"])
 def test_cross_entropy_stream_paths_bits_do_not_depend_on_row_count(name, monkeypatch):
     monkeypatch.setattr(ce, "FWDBWD_FORCE", dict(CE_PATHS[name]))
     plans = {tuple(sorted(ce.plan_fwd_bwd(150000, r).items())) for r in (1, 7, 132, 4096, 32768)}
@@ -414,6 +416,29 @@ def test_cross_entropy_stream_paths_bits_do_not_depend_on_row_count(name, monkey
     loss9, dx9 = ce.cross_entropy_fwd_bwd(x, t)
     loss1, dx1 = ce.cross_entropy_fwd_bwd(x[4:5].clone(), t[4:5].clone())
     assert torch.equal(dx9[4], dx1[0]) and torch.equal(loss9, loss1)
+
+
+@pytest.mark.parametrize("cols", [300, 1003])  # aligned rows (a multiple of 4 fp32), odd rows
+def test_cross_entropy_persistent_row_loop_gives_the_row_loops_bits(cols, monkeypatch):
+    """rpersist: fewer programs than rows, each looping over rows pid, pid + grid, ...; every row
+    is computed as one program a row computes it (the same chunks, the same order), with or
+    without the eviction hints, whatever the number of programs."""
+    g = torch.Generator().manual_seed(cols)
+    x = torch.randn(301, cols, generator=g) * 4
+    t = torch.randint(0, cols, (301,), generator=g)
+    t[::7] = -100
+    monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "rowloop", "rblock": 256})
+    assert ce.plan_fwd_bwd(cols, 301)["PERSIST"] == 0
+    want = ce.cross_entropy_fwd_bwd(x, t)
+    for persist, evict in ((1, 0), (2, 1)):  # grids of 132 (3 rows a program at most) and 264
+        monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "rowloop", "rblock": 256, "rpersist": persist,
+                                                 "revict": evict})
+        plan = ce.plan_fwd_bwd(cols, 301)
+        assert plan["PERSIST"] == persist and plan["REVICT"] == bool(evict)
+        got = ce.cross_entropy_fwd_bwd(x, t)
+        assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1]), (persist, evict)
+    loss_ref, g_ref = _ce_ref(x, t)
+    assert abs(want[0].item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item()) and _rel(want[1], g_ref) < 1e-5
 
 
 def test_cross_entropy_fwd_bwd_rule_and_override(monkeypatch):

@@ -354,14 +354,15 @@ def _grad_tiles(X, T, WS, DX, PM, PS, stride_x, stride_dx, split, nblk, ntiles, 
 
 
 @triton.jit
-def _aligned_rowloop(X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK: tl.constexpr, VEC: tl.constexpr):
+def _aligned_rowloop(row, X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK: tl.constexpr, VEC: tl.constexpr,
+                     EV1: tl.constexpr, EV2: tl.constexpr, SCM: tl.constexpr):
     """The row loop over `_aligned`'s layout: the head's (< VEC) columns in one small masked
     step kept in registers, the body in BLOCK chunks from a 16-byte boundary -- full chunks
     loaded and stored unmasked (16-byte vectors), the ragged last one masked. With a head of 0
     (the row starts on a boundary: every row when N is a multiple of VEC) the chunks and the
     order of the sums are the plain loop's, so are the bits; otherwise a row's bits depend on
-    its head (its start modulo VEC) as well as on N and BLOCK."""
-    row = tl.program_id(0).to(tl.int64)
+    its head (its start modulo VEC) as well as on N and BLOCK. EV1 / EV2: the eviction policy of
+    the first pass's / the gradient pass's loads, SCM every gradient store's cache modifier ("": none)."""
     xoff = row * N
     head, body, nb = _aligned(xoff, N, VEC)
     offs = tl.arange(0, BLOCK)
@@ -371,13 +372,13 @@ def _aligned_rowloop(X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK: tl.constexpr
     nch = tl.cdiv(nb, BLOCK)
     t = tl.load(T + row)
     if t == ignore_index:
-        tl.store(DX + xoff + hoffs, tl.zeros([VEC], dtype=DX.dtype.element_ty), mask=hm)
+        tl.store(DX + xoff + hoffs, tl.zeros([VEC], dtype=DX.dtype.element_ty), mask=hm, cache_modifier=SCM)
         for c in range(0, nch):
             cols = c * BLOCK + offs
             if c < nfull:
-                tl.store(DX + body + c * BLOCK + offs, tl.zeros([BLOCK], dtype=DX.dtype.element_ty))
+                tl.store(DX + body + c * BLOCK + offs, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), cache_modifier=SCM)
             else:
-                tl.store(DX + body + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=cols < nb)
+                tl.store(DX + body + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=cols < nb, cache_modifier=SCM)
         tl.store(LOSSROW + row, 0.0)
     else:
         xh = tl.load(X + xoff + hoffs, mask=hm, other=-float("inf")).to(tl.float32)
@@ -386,9 +387,9 @@ def _aligned_rowloop(X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK: tl.constexpr
         for c in range(0, nch):
             cols = c * BLOCK + offs
             if c < nfull:
-                x = tl.load(X + body + c * BLOCK + offs).to(tl.float32)
+                x = tl.load(X + body + c * BLOCK + offs, eviction_policy=EV1).to(tl.float32)
             else:
-                x = tl.load(X + body + cols, mask=cols < nb, other=-float("inf")).to(tl.float32)
+                x = tl.load(X + body + cols, mask=cols < nb, other=-float("inf"), eviction_policy=EV1).to(tl.float32)
             mx, s = _online(x, mx, s)
         bs = tl.where(mx == -float("inf"), 0.0, mx)
         tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(s))
@@ -400,60 +401,89 @@ def _aligned_rowloop(X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK: tl.constexpr
             start = k * BLOCK
             lo, cm, hit = _local(tb, start, nb, BLOCK)
             if k < nfull:
-                x = tl.load(X + body + k * BLOCK + offs).to(tl.float32)
+                x = tl.load(X + body + k * BLOCK + offs, eviction_policy=EV2).to(tl.float32)
                 g = (tl.exp(x - bs) * inv - tl.where(hit, 1.0, 0.0)) * scale
-                tl.store(DX + body + k * BLOCK + offs, g.to(DX.dtype.element_ty))
+                tl.store(DX + body + k * BLOCK + offs, g.to(DX.dtype.element_ty), cache_modifier=SCM)
             else:
-                x = tl.load(X + body + start + lo, mask=cm, other=-float("inf")).to(tl.float32)
+                x = tl.load(X + body + start + lo, mask=cm, other=-float("inf"), eviction_policy=EV2).to(tl.float32)
                 g = (tl.exp(x - bs) * inv - tl.where(hit, 1.0, 0.0)) * scale
-                tl.store(DX + body + start + lo, g.to(DX.dtype.element_ty), mask=cm)
+                tl.store(DX + body + start + lo, g.to(DX.dtype.element_ty), mask=cm, cache_modifier=SCM)
         gh = (tl.exp(xh - bs) * inv - tl.where(hoffs == t, 1.0, 0.0)) * scale
-        tl.store(DX + xoff + hoffs, gh.to(DX.dtype.element_ty), mask=hm)
+        tl.store(DX + xoff + hoffs, gh.to(DX.dtype.element_ty), mask=hm, cache_modifier=SCM)
 
 
-@triton.jit(do_not_specialize=["stride_x", "stride_dx", "ignore_index"])
-def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
-             BLOCK: tl.constexpr, CONTIG: tl.constexpr, VEC: tl.constexpr = 0):
-    """Path "rowloop": one program per row, two passes over it in BLOCK chunks: an online
-    (max, sum), then the gradient with the chunks in reverse order (the last read first: most
-    likely still in L1/L2). No exchange, nothing held across the passes but two scalars; the
-    bits of a row depend on N and BLOCK only (VEC > 0: and on the row's head, see below).
-    VEC > 0 (contiguous logits and gradient, one layout): `_aligned_rowloop`."""
-    if VEC > 0:
-        _aligned_rowloop(X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK, VEC)
+@triton.jit
+def _plain_rowloop(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
+                   BLOCK: tl.constexpr, CONTIG: tl.constexpr, EV1: tl.constexpr, EV2: tl.constexpr,
+                   SCM: tl.constexpr):
+    """One row of the row loop over any row stride (see `_rowloop`)."""
+    if CONTIG:
+        xoff = row * N
+        dxoff = row * N
     else:
-        row = tl.program_id(0).to(tl.int64)
-        if CONTIG:
-            xoff = row * N
-            dxoff = row * N
+        xoff = row * stride_x
+        dxoff = row * stride_dx
+    offs = tl.arange(0, BLOCK)
+    nch = tl.cdiv(N, BLOCK)
+    t = tl.load(T + row)
+    if t == ignore_index:
+        for c in range(0, nch):
+            cols = c * BLOCK + offs
+            tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=cols < N, cache_modifier=SCM)
+        tl.store(LOSSROW + row, 0.0)
+    else:
+        mx = tl.full([], -float("inf"), tl.float32)
+        s = tl.full([], 0.0, tl.float32)
+        for c in range(0, nch):
+            cols = c * BLOCK + offs
+            x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf"), eviction_policy=EV1).to(tl.float32)
+            mx, s = _online(x, mx, s)
+        bs = tl.where(mx == -float("inf"), 0.0, mx)
+        tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(s))
+        inv = 1.0 / s
+        scale = 1.0 / tl.load(WS).to(tl.float32)
+        for c in range(0, nch):
+            start = (nch - 1 - c) * BLOCK
+            lo, cm, hit = _local(t, start, N, BLOCK)
+            x = tl.load(X + xoff + start + lo, mask=cm, other=-float("inf"), eviction_policy=EV2).to(tl.float32)
+            g = (tl.exp(x - bs) * inv - tl.where(hit, 1.0, 0.0)) * scale
+            tl.store(DX + dxoff + start + lo, g.to(DX.dtype.element_ty), mask=cm, cache_modifier=SCM)
+
+
+@triton.jit(do_not_specialize=["stride_x", "stride_dx", "ignore_index", "ROWS"])
+def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N, ROWS,
+             BLOCK: tl.constexpr, CONTIG: tl.constexpr, VEC: tl.constexpr = 0,
+             PERSIST: tl.constexpr = False, EV1: tl.constexpr = "", EV2: tl.constexpr = "",
+             SCM: tl.constexpr = ""):
+    """Path "rowloop": two passes over a row in BLOCK chunks: an online (max, sum), then the
+    gradient with the chunks in reverse order (the last read first: most likely still in L1/L2).
+    No exchange, nothing held across the passes but two scalars; the bits of a row depend on N
+    and BLOCK only (VEC > 0: and on the row's head, see `_aligned_rowloop`).
+    One program per row, or (PERSIST) a grid of a few programs per SM, each taking rows pid,
+    pid + grid, ...: then only grid rows are between their two passes at any time, so the second
+    read can find its row in the L2 (rule key `rpersist`). `revict` (EV1, EV2, SCM): the first
+    pass's loads evict_last, the gradient pass's evict_first (Triton 3.9 lowers each to an L1
+    priority and an L2 cache policy: `ld.global.L1::evict_last.L2::cache_hint` after
+    `createpolicy.fractional.L2::evict_last`, tests/test_cross_entropy_compile.py), and every
+    gradient store `.cs` (streaming: its lines are allocated evict-first, so the gradient does
+    not push the logits out of the L2). Same bits either way.
+    VEC > 0 (contiguous logits and gradient, one layout): `_aligned_rowloop`."""
+    pid = tl.program_id(0)
+    if PERSIST:
+        for r in range(pid, ROWS, tl.num_programs(0)):
+            row = tl.full([], 0, tl.int64) + r  # 64-bit offsets (r is a plain int when interpreted)
+            if VEC > 0:
+                _aligned_rowloop(row, X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK, VEC, EV1, EV2, SCM)
+            else:
+                _plain_rowloop(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
+                               BLOCK, CONTIG, EV1, EV2, SCM)
+    else:
+        row = pid.to(tl.int64)
+        if VEC > 0:
+            _aligned_rowloop(row, X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK, VEC, EV1, EV2, SCM)
         else:
-            xoff = row * stride_x
-            dxoff = row * stride_dx
-        offs = tl.arange(0, BLOCK)
-        nch = tl.cdiv(N, BLOCK)
-        t = tl.load(T + row)
-        if t == ignore_index:
-            for c in range(0, nch):
-                cols = c * BLOCK + offs
-                tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=cols < N)
-            tl.store(LOSSROW + row, 0.0)
-        else:
-            mx = tl.full([], -float("inf"), tl.float32)
-            s = tl.full([], 0.0, tl.float32)
-            for c in range(0, nch):
-                cols = c * BLOCK + offs
-                x = tl.load(X + xoff + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
-                mx, s = _online(x, mx, s)
-            bs = tl.where(mx == -float("inf"), 0.0, mx)
-            tl.store(LOSSROW + row, (bs - _target_logit(X, xoff, t, N)) + tl.log(s))
-            inv = 1.0 / s
-            scale = 1.0 / tl.load(WS).to(tl.float32)
-            for c in range(0, nch):
-                start = (nch - 1 - c) * BLOCK
-                lo, cm, hit = _local(t, start, N, BLOCK)
-                x = tl.load(X + xoff + start + lo, mask=cm, other=-float("inf")).to(tl.float32)
-                g = (tl.exp(x - bs) * inv - tl.where(hit, 1.0, 0.0)) * scale
-                tl.store(DX + dxoff + start + lo, g.to(DX.dtype.element_ty), mask=cm)
+            _plain_rowloop(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
+                           BLOCK, CONTIG, EV1, EV2, SCM)
 
 
 # --------------------------------------------------------------------------------------
@@ -499,7 +529,9 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: forward's streaming (max, sum) per part of `lse_part` columns (chunks of `lse_block` on
 #: `lse_warps`), then a gradient kernel over tiles of `gblock` columns on `gwarps` warps (3
 #: passes of traffic, no waiting); "rowloop": one program per row, chunks of `rblock` on `rwarps`,
-#: an online pass then a reverse gradient pass.
+#: an online pass then a reverse gradient pass; `rpersist` > 0: a persistent grid of that many
+#: programs per SM looping over the rows (0: one program a row), `revict` 1: evict_last on the
+#: first pass's loads, evict_first on the gradient pass's, the gradient stored streaming (.cs).
 #: Default from the H200 sweep of 2026-12-02 (lab/cross_entropy/sweep-2026-12-02/ce-sweep.md,
 #: 12 bf16 fwd+bwd workloads, cold L2): the row loop on 4096-column chunks and 4 warps was the
 #: fastest candidate at 8 of them and within 4 % of the best at the other 4 (the 4096-part
@@ -517,10 +549,12 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 FWDBWD_RULE = {
     2: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
-        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "alt_path": "twopass", "alt_from": 0},
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "rpersist": 0, "revict": 0,
+        "alt_path": "twopass", "alt_from": 0},
     4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
-        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "alt_path": "twopass", "alt_from": 0},
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "rpersist": 0, "revict": 0,
+        "alt_path": "twopass", "alt_from": 0},
 }
 #: A sweep's forced candidate: a dict of FWDBWD_RULE keys replacing the rule's (None: the
 #: environment variable KR_CE_FWDBWD, "key=value,key=value", e.g. "path=twopass,gblock=8192").
@@ -576,7 +610,8 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2) -> dict:
     if path == "rowloop":
         rb = min(rule["rblock"], triton.next_power_of_2(n))
         return {"PATH": path, "BLOCK": rb, "SPLIT": 1, "SPLIT_P2": 1,
-                "num_warps": min(rule["rwarps"], max(1, rb // 256))}
+                "num_warps": min(rule["rwarps"], max(1, rb // 256)),
+                "PERSIST": int(rule["rpersist"]), "REVICT": bool(rule["revict"])}
     np2 = triton.next_power_of_2(n)
     max_row = rule["max_row"]
     want = max(1, -(-2 * sms // max(rows, 1)))
@@ -740,9 +775,12 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
         if rows:
             _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
             if path == "rowloop":
-                _rowloop[(rows,)](x, t, ws, dx, lossrow, x.stride(0), dx.stride(0), ignore_index, n,
+                grid = min(rows, cfg["PERSIST"] * _sm_count(x.device)) if cfg["PERSIST"] else rows
+                ev = cfg["REVICT"]
+                _rowloop[(grid,)](x, t, ws, dx, lossrow, x.stride(0), dx.stride(0), ignore_index, n, rows,
                                   BLOCK=cfg["BLOCK"], CONTIG=contig, VEC=align_vec(x.element_size(), contig, n, x.data_ptr()),
-                                  num_warps=cfg["num_warps"])
+                                  PERSIST=grid < rows, EV1="evict_last" if ev else "", EV2="evict_first" if ev else "",
+                                  SCM=".cs" if ev else "", num_warps=cfg["num_warps"])
             else:
                 slots = ws[2:2 + rows * per_row] if split > 1 else ws
                 dep = ws[2 + rows * per_row:2 + rows * (per_row + 1)] if split > 1 else ws

@@ -60,6 +60,17 @@ CANDS: dict[str, dict] = {
     "rl4k8": {"path": "rowloop", "rblock": 4096, "rwarps": 8},
     "rl4k4": {"path": "rowloop", "rblock": 4096, "rwarps": 4},
     "rl8k16": {"path": "rowloop", "rblock": 8192, "rwarps": 16},
+    # 2026-12-06: the row loop's second read from the L2. A persistent grid of P programs per
+    # SM (`rpersist`) keeps only 132·P rows between their two passes (bf16 128256: 256 KB a row,
+    # 34 MB at P = 1 against the H200's 60 MB L2); `-ev` (`revict`): first pass evict_last,
+    # gradient pass evict_first, gradient stores .cs. The floor's 2 units of traffic against the
+    # row loop's 3 is the gap to close (fwd+bwd 1.40-1.72x the floor, lab/cross_entropy/NOTES.md).
+    "rl4k4-ev": {"path": "rowloop", "rblock": 4096, "rwarps": 4, "revict": 1},
+    "rl8k16-p1": {"path": "rowloop", "rblock": 8192, "rwarps": 16, "rpersist": 1},
+    "rl8k16-p1-ev": {"path": "rowloop", "rblock": 8192, "rwarps": 16, "rpersist": 1, "revict": 1},
+    "rl16k16-p1-ev": {"path": "rowloop", "rblock": 16384, "rwarps": 16, "rpersist": 1, "revict": 1},
+    "rl4k8-p2-ev": {"path": "rowloop", "rblock": 4096, "rwarps": 8, "rpersist": 2, "revict": 1},
+    "rl4k4-p4-ev": {"path": "rowloop", "rblock": 4096, "rwarps": 4, "rpersist": 4, "revict": 1},
     # the aligned-row layout (kr_triton.ALIGN, 2026-12-03) off: the plain layout beside it
     "rule-plain": {"align": 0},
     "x4k4-plain": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "align": 0},

@@ -37,7 +37,8 @@ def comp(fn, sig, cexpr, warps, label):
             progs = min(64 // warps, 65536 // (regs * 32 * warps), 32)
             print(f"   resident: {progs} programs/SM, {progs * cexpr.get('BLOCK', 0)} columns/SM")
         ptx = k.asm["ptx"]
-        print("   ld.global.v4:", len(re.findall(r"ld\.global[^ ]*\.v4", ptx)), "st.global.v4:", len(re.findall(r"st\.global[^ ]*\.v4", ptx)), "local:", len(re.findall(r"\.local", ptx)))
+        print("   ld.global.v4:", len(re.findall(r"ld\.global[^ ]*\.v4", ptx)), "st.global.v4:", len(re.findall(r"st\.global[^ ]*\.v4", ptx)), "local:", len(re.findall(r"\.local", ptx)),
+              "eviction hints:", sorted(set(re.findall(r"(?:ld|st)\.global[.a-zA-Z0-9:_]*?(?:cache_hint|evict_[a-z]+|\.cs)(?:\.L2::cache_hint)?", ptx))))
     except Exception as e:
         print(label, "FAILED", type(e).__name__, str(e)[:1500])
 # the layouts plan() picks: whole rows up to MAX_ROW (forward) / MAX_ROW_BWD (backward, CE
@@ -70,16 +71,21 @@ if "--ce" in sys.argv:
                             "stride_x": "i32", "stride_dx": "i32", "split": "i32", "nblk": "i32", "ntiles": "i32",
                             "ignore_index": "i32", "N": "i32"},
            {"BLOCK": GB, "SPLIT_P2": 16, "CONTIG": True, "REVERSE": True, "EVICT": ""}, w, f"ce grad tiles {dt} B{GB} w{w}")
+    rl = {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "LOSSROW": "*fp32",
+          "stride_x": "i32", "stride_dx": "i32", "ignore_index": "i32", "N": "i32", "ROWS": "i32"}
     for RB, w in [(4096, 8), (8192, 16), (4096, 4)]:
-      comp(ce._rowloop, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "LOSSROW": "*fp32",
-                         "stride_x": "i32", "stride_dx": "i32", "ignore_index": "i32", "N": "i32"},
-           {"BLOCK": RB, "CONTIG": True}, w, f"ce rowloop {dt} B{RB} w{w}")
+      comp(ce._rowloop, rl, {"BLOCK": RB, "CONTIG": True, "VEC": 0, "PERSIST": False, "EV1": "", "EV2": "", "SCM": ""}, w,
+           f"ce rowloop {dt} B{RB} w{w}")
+    # the persistent row loop with L2 eviction hints (rule keys rpersist, revict; sweep.py rl*-p*)
+    for RB, w in [(4096, 4), (8192, 8), (8192, 16), (16384, 16)]:
+      comp(ce._rowloop, rl, {"BLOCK": RB, "CONTIG": True, "VEC": 0, "PERSIST": True, "EV1": "evict_last",
+                             "EV2": "evict_first", "SCM": ".cs"}, w, f"ce rowloop persistent evict {dt} B{RB} w{w}")
     comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32",
                          "split": "i32", "ignore_index": "i32", "N": "i32"},
-         {"BLOCK": 4096, "PART": 16384, "CONTIG": True, "EVICT": ""}, 8, f"ce lse {dt}")
+         {"BLOCK": 4096, "PART": 16384, "CONTIG": True, "EVICT": "", "VEC": 0}, 8, f"ce lse {dt}")
     comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32",
                          "split": "i32", "ignore_index": "i32", "N": "i32"},
-         {"BLOCK": 4096, "PART": 16384, "CONTIG": True, "EVICT": "evict_last"}, 8, f"ce lse {dt} evict_last")
+         {"BLOCK": 4096, "PART": 16384, "CONTIG": True, "EVICT": "evict_last", "VEC": 0}, 8, f"ce lse {dt} evict_last")
     comp(ce._grad_tiles, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "PM": "*fp32", "PS": "*fp32",
                           "stride_x": "i32", "stride_dx": "i32", "split": "i32", "nblk": "i32", "ntiles": "i32",
                           "ignore_index": "i32", "N": "i32"},

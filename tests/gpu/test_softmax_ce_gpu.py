@@ -340,6 +340,8 @@ CE_PATHS = {
     "twopass": {"path": "twopass"},
     "twopass-evict": {"path": "twopass", "evict": 1, "reverse": 0, "gblock": 8192},
     "rowloop": {"path": "rowloop"},
+    # persistent (132 or 264 programs on an H200 looping over 300 and 140 rows) with the L2 hints
+    "rowloop-persist-ev": {"path": "rowloop", "rblock": 8192, "rwarps": 16, "rpersist": 1, "revict": 1},
 }
 
 
@@ -362,6 +364,11 @@ def test_cross_entropy_fwd_bwd_paths(name, dtype, rows, vocab, monkeypatch):
     assert not dx[1].any()
     l2, dx2 = ce.cross_entropy_fwd_bwd(x, t)  # deterministic, workspace left clean
     assert torch.equal(l2, loss) and torch.equal(dx2, dx)
+    if name.startswith("rowloop-persist"):  # the same bits as one program a row
+        monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "rowloop", "rblock": 8192, "rwarps": 16})
+        l1, dx1 = ce.cross_entropy_fwd_bwd(x, t)
+        assert torch.equal(l1, loss) and torch.equal(dx1, dx)
+        monkeypatch.setattr(ce, "FWDBWD_FORCE", dict(CE_PATHS[name]))
     t[:] = -100
     l3, dx3 = ce.cross_entropy_fwd_bwd(x, t)
     assert math.isnan(l3.item()) and not dx3.any()

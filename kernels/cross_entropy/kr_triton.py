@@ -66,6 +66,14 @@ COUNT_ROWS = 1024  # targets per block of the fwd+bwd count
 
 
 @triton.jit
+def _row_offsets(row, N, stride_x, stride_dx, CONTIG: tl.constexpr):
+    """Where a row of the logits and of the gradient start (contiguous rows: row * N)."""
+    if CONTIG:
+        return row * N, row * N
+    return row * stride_x, row * stride_dx
+
+
+@triton.jit
 def _publish(slots, idx, v):
     bits = v.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF
     tl.atomic_xchg(slots + idx, bits | 0x100000000, sem="relaxed")
@@ -249,12 +257,7 @@ def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, igno
     pid = tl.program_id(0).to(tl.int64)
     row = pid // split
     part = pid % split
-    if CONTIG:
-        xoff = row * N
-        dxoff = row * N
-    else:
-        xoff = row * stride_x
-        dxoff = row * stride_dx
+    xoff, dxoff = _row_offsets(row, N, stride_x, stride_dx, CONTIG)
     start = part * BLOCK
     t = tl.load(T + row)
     offs, m, hit = _local(t, start, N, BLOCK)
@@ -325,12 +328,7 @@ def _grad_tiles(X, T, WS, DX, PM, PS, stride_x, stride_dx, split, nblk, ntiles, 
         pid = ntiles - 1 - pid
     row = pid // nblk
     cb = pid % nblk
-    if CONTIG:
-        xoff = row * N
-        dxoff = row * N
-    else:
-        xoff = row * stride_x
-        dxoff = row * stride_dx
+    xoff, dxoff = _row_offsets(row, N, stride_x, stride_dx, CONTIG)
     start = cb * BLOCK
     t = tl.load(T + row)
     offs, m, hit = _local(t, start, N, BLOCK)
@@ -417,12 +415,7 @@ def _plain_rowloop(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index
                    BLOCK: tl.constexpr, CONTIG: tl.constexpr, EV1: tl.constexpr, EV2: tl.constexpr,
                    SCM: tl.constexpr):
     """One row of the row loop over any row stride (see `_rowloop`)."""
-    if CONTIG:
-        xoff = row * N
-        dxoff = row * N
-    else:
-        xoff = row * stride_x
-        dxoff = row * stride_dx
+    xoff, dxoff = _row_offsets(row, N, stride_x, stride_dx, CONTIG)
     offs = tl.arange(0, BLOCK)
     nch = tl.cdiv(N, BLOCK)
     t = tl.load(T + row)

@@ -323,6 +323,19 @@ def test_a_cohort_mixing_protocol_versions_names_the_newest_and_marks_the_rest(t
     observed = {impl: cells[8] for impl, cells in rows.items()}
     assert observed["synthetic-1"] == "2026-11-29", observed  # the newest version: no mark
     assert all(date == "2026-11-28 protocol v1" for impl, date in observed.items() if impl != "synthetic-1"), observed
+    # a run under the newest version of every result of a workload: the older, now superseded,
+    # results are history, and the heading no longer speaks of them
+    every = yaml.safe_load(newest.read_text(encoding="utf-8"))
+    every.update(observed="2026-11-30T10:00:00Z", protocol=dict(every["protocol"], version=2))
+    every["results"] = [r for r in every["results"] if r["workload"] == mixed]
+    (newest.parent / "2026-11-30-synthetic-v2.yaml").write_text(yaml.safe_dump(every, sort_keys=False), encoding="utf-8")
+    build(records, site)
+    page2 = soup(site, urls.family_gpu("fused-add-rmsnorm", hw))
+    table2 = next(t for t in page2.find_all("table", attrs={"data-cohort": re.compile(r"--kernel-records-device$")})
+                  if t["data-cohort"].startswith(f"{mixed}--"))
+    heading2 = text(table2.find_previous("h3"))
+    assert "kernel-records-device v2 (" in heading2 and "with results of" not in heading2, heading2
+    assert "protocol v" not in text(table2)
     others = [t for t in tables if t is not table]
     assert others  # the other workloads' cohorts hold one version: no marks
     for other in others:

@@ -193,8 +193,10 @@ def cohort_view(cohort: Cohort) -> dict:
     baseline = next((e for e in rows if e.implementation.id == family.baseline), None)
     e0 = group[0]
     # a cohort may hold results of several versions of its protocol (older ones stay until a run
-    # under the newest replaces them): the heading names the newest, the rows mark the others
-    versions = sorted({e.run.protocol.version for e in group})
+    # under the newest replaces them): the heading names the newest current one, the rows mark the
+    # others (superseded results, history only, do not count)
+    current = [*rows, *(e for e in cohort.unranked if e.superseded_by is None)] or group
+    versions = sorted({e.run.protocol.version for e in current})
     return {
         "key": key.slug, "hardware": key.hardware, "hardware_name": e0.hardware.name,
         "hardware_url": urls.hardware(key.hardware),

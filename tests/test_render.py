@@ -312,10 +312,14 @@ def test_a_cohort_mixing_protocol_versions_names_the_newest_and_marks_the_rest(t
                       if r["implementation"] == "synthetic-1" and r["workload"] == mixed]
     (newest.parent / "2026-11-29-synthetic-v2.yaml").write_text(yaml.safe_dump(run, sort_keys=False), encoding="utf-8")
     site = tmp_path / "site"
-    build(records, site)
-    page = soup(site, urls.family_gpu("fused-add-rmsnorm", hw))
-    tables = page.find_all("table", attrs={"data-cohort": re.compile(r"--kernel-records-device$")})
-    table = next(t for t in tables if t["data-cohort"].startswith(f"{mixed}--"))
+
+    def built():  # the GPU page's leaderboards, and the mixed workload's
+        build(records, site)
+        page = soup(site, urls.family_gpu("fused-add-rmsnorm", hw))
+        tables = page.find_all("table", attrs={"data-cohort": re.compile(r"--kernel-records-device$")})
+        return tables, next(t for t in tables if t["data-cohort"].startswith(f"{mixed}--"))
+
+    tables, table = built()
     heading = text(table.find_previous("h3"))
     assert "kernel-records-device v2 (" in heading and heading.endswith(" · with results of v1, marked)"), heading
     rows = {tr["data-impl"]: [td.get_text(" ", strip=True) for td in tr.find_all("td")]
@@ -329,10 +333,7 @@ def test_a_cohort_mixing_protocol_versions_names_the_newest_and_marks_the_rest(t
     every.update(observed="2026-11-30T10:00:00Z", protocol=dict(every["protocol"], version=2))
     every["results"] = [r for r in every["results"] if r["workload"] == mixed]
     (newest.parent / "2026-11-30-synthetic-v2.yaml").write_text(yaml.safe_dump(every, sort_keys=False), encoding="utf-8")
-    build(records, site)
-    page2 = soup(site, urls.family_gpu("fused-add-rmsnorm", hw))
-    table2 = next(t for t in page2.find_all("table", attrs={"data-cohort": re.compile(r"--kernel-records-device$")})
-                  if t["data-cohort"].startswith(f"{mixed}--"))
+    _, table2 = built()
     heading2 = text(table2.find_previous("h3"))
     assert "kernel-records-device v2 (" in heading2 and "with results of" not in heading2, heading2
     assert "protocol v" not in text(table2)

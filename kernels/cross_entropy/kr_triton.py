@@ -465,18 +465,22 @@ def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N, ROWS,
     if PERSIST:
         for r in range(pid, ROWS, tl.num_programs(0)):
             row = tl.full([], 0, tl.int64) + r  # 64-bit offsets (r is a plain int when interpreted)
-            if VEC > 0:
-                _aligned_rowloop(row, X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK, VEC, EV1, EV2, SCM)
-            else:
-                _plain_rowloop(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
-                               BLOCK, CONTIG, EV1, EV2, SCM)
+            _one_row(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
+                     BLOCK, CONTIG, VEC, EV1, EV2, SCM)
     else:
-        row = pid.to(tl.int64)
-        if VEC > 0:
-            _aligned_rowloop(row, X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK, VEC, EV1, EV2, SCM)
-        else:
-            _plain_rowloop(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
-                           BLOCK, CONTIG, EV1, EV2, SCM)
+        _one_row(pid.to(tl.int64), X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
+                 BLOCK, CONTIG, VEC, EV1, EV2, SCM)
+
+
+@triton.jit
+def _one_row(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N, BLOCK: tl.constexpr,
+             CONTIG: tl.constexpr, VEC: tl.constexpr, EV1: tl.constexpr, EV2: tl.constexpr, SCM: tl.constexpr):
+    """One row of `_rowloop` in its layout: `_aligned_rowloop` (VEC > 0) or `_plain_rowloop`."""
+    if VEC > 0:
+        _aligned_rowloop(row, X, T, WS, DX, LOSSROW, ignore_index, N, BLOCK, VEC, EV1, EV2, SCM)
+    else:
+        _plain_rowloop(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
+                       BLOCK, CONTIG, EV1, EV2, SCM)
 
 
 # --------------------------------------------------------------------------------------

@@ -192,11 +192,12 @@ def cohort_view(cohort: Cohort) -> dict:
     first = cohort.first
     baseline = next((e for e in rows if e.implementation.id == family.baseline), None)
     e0 = group[0]
+    # the current results that do not rank; superseded ones are counted, their series is history
+    unranked = [e for e in cohort.unranked if e.superseded_by is None]
     # a cohort may hold results of several versions of its protocol (older ones stay until a run
     # under the newest replaces them): the heading names the newest current one, the rows mark the
     # others (superseded results, history only, do not count)
-    current = [*rows, *(e for e in cohort.unranked if e.superseded_by is None)] or group
-    versions = sorted({e.run.protocol.version for e in current})
+    versions = sorted({e.run.protocol.version for e in ([*rows, *unranked] or group)})
     return {
         "key": key.slug, "hardware": key.hardware, "hardware_name": e0.hardware.name,
         "hardware_url": urls.hardware(key.hardware),
@@ -208,9 +209,8 @@ def cohort_view(cohort: Cohort) -> dict:
         "record_us": first.time_us if first else None,
         "record_implementation": first.implementation.id if first else None,
         "rows": [dict(entry_view(e, first, baseline), rank=i + 1) for i, e in enumerate(rows)],
-        # the current results that do not rank; superseded ones are counted, their series is history
-        "unranked": [entry_view(e, first, baseline) for e in cohort.unranked if e.superseded_by is None],
-        "superseded": sum(e.superseded_by is not None for e in cohort.unranked),
+        "unranked": [entry_view(e, first, baseline) for e in unranked],
+        "superseded": len(cohort.unranked) - len(unranked),
         "floor": floor_view(cohort),
         "history_url": urls.history(family.id, key.workload, key.hardware),
         "history_json_url": urls.history_json(family.id, key.workload, key.hardware),

@@ -546,7 +546,7 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 FWDBWD_RULE = {
     2: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
-        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "rpersist": 0, "revict": 0,
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "rpersist": 0, "revict": 1,
         "alt_path": "twopass", "alt_from": 0},
     4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,

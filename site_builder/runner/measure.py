@@ -14,6 +14,7 @@ This module imports torch; only worker processes, sweep tools and tests import i
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import os
 import statistics
@@ -235,9 +236,21 @@ def _events():
     return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
 
-def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_us: float):
+#: (implementation, kind) pairs whose CUDA-graph capture failed in this process, with the
+#: workload and error of the first failure. A failed capture leaks its graph's private memory
+#: pool in the torch builds the runner meets (pytorch/pytorch#190348, fixed in later builds):
+#: its memory stays reserved until the process ends. Trying again at every workload stacked
+#: those pools until later workloads of the same implementation ran out of memory (Liger's
+#: cross entropy on an H100, 2026-12-06: three fwd+bwd workloads failed with 5.5 GB free of 80),
+#: so a pair whose capture failed once is timed by events for the rest of the process.
+UNCAPTURABLE: dict[tuple[str, str], str] = {}
+
+
+def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_us: float,
+                     capture: bool = True):
     """µs per call over CUDA-graph replays of passes over the rotating sets; plain event
-    timing of the same passes when the graph cannot be captured. Returns (stat, how)."""
+    timing of the same passes when the graph cannot be captured (or `capture` is False).
+    Returns (stat, how, calls): how is "cuda-graph" or "events (why)"."""
     one_pass(fns)
     torch.cuda.synchronize()
     start, end = _events()
@@ -249,13 +262,20 @@ def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_
     passes = max(1, math.ceil(target_graph_us / est_pass_us))
     calls = passes * len(fns)
     how = "cuda-graph"
+    graph = None
     try:
+        if not capture:
+            raise _NoCapture
         graph = capture_graph(fns, passes)
         run_once = graph.replay
     except Exception as exc:  # noqa: BLE001 - any capture failure falls back to events
         torch.cuda.synchronize()
         graph = None
-        how = f"events (CUDA-graph capture failed: {type(exc).__name__}: {str(exc)[:200]})"
+        how = ("events" if isinstance(exc, _NoCapture)
+               else f"events (CUDA-graph capture failed: {type(exc).__name__}: {str(exc)[:200]})")
+        del exc
+        gc.collect()
+        torch.cuda.empty_cache()
 
         def run_once():
             for _ in range(passes):
@@ -270,6 +290,10 @@ def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_
     samples = replay_samples(run_once, calls, n)
     del graph
     return stat(samples), how, calls
+
+
+class _NoCapture(Exception):
+    """device_time_cuda told not to capture: straight to event timing."""
 
 
 def one_pass(fns: list) -> int:
@@ -630,11 +654,18 @@ def measure_one(family, impl, case: Case, job: dict) -> dict:
                          "so calls after the first on a set see overwritten values")
         with pinned(cpu):
             if device.type == "cuda":
+                failed_at = UNCAPTURABLE.get((impl.id, case.kind))
                 result["device_us"], how, calls = device_time_cuda(
-                    fns, proto["budget_s"], proto["device_samples"], proto["target_graph_us"])
+                    fns, proto["budget_s"], proto["device_samples"], proto["target_graph_us"],
+                    capture=failed_at is None)
                 notes.append(f"{len(fns)} rotating input sets ({len(fns) * set_bytes_ / 1e6:.0f} MB), "
                              f"{calls} calls per sample")
-                if how != "cuda-graph":
+                if failed_at is not None:
+                    notes.append(f"device time by events: CUDA-graph capture of this {case.kind} failed "
+                                 f"earlier in this run ({failed_at}), not tried again (a failed capture "
+                                 "keeps its memory until the process ends)")
+                elif how != "cuda-graph":
+                    UNCAPTURABLE[(impl.id, case.kind)] = f"at {case.id}: {how[len('events ('):-1]}"[:300]
                     notes.append(f"device time by {how}")
             else:
                 result["device_us"] = wall_time(fns, device, proto["budget_s"], proto["device_samples"])

@@ -45,3 +45,32 @@ def test_device_time_over_rotating_outputs_is_a_time():
     us, how, calls = m.device_time_cuda(fns, budget_s=0.05, max_samples=20, target_graph_us=500.0)
     assert how == "cuda-graph" and calls % 4 == 0
     assert 0 < us["median"] < 10_000, us
+
+
+def _uncapturable(n):
+    """A callable that reads a value back to the host mid-call (as some library kernels do):
+    CUDA-graph capture of it fails, after it allocated its output in the graph's pool."""
+    x = torch.ones(n, device="cuda")
+
+    def call():
+        y = x * 2.0
+        if y[0].item() != 2.0:  # a device-to-host copy: not allowed while capturing
+            raise AssertionError("wrong value")
+        return y
+    return call
+
+
+def test_a_failed_capture_falls_back_to_events_and_can_be_skipped():
+    fns = [_uncapturable(1 << 22) for _ in range(2)]
+    us, how, _ = m.device_time_cuda(fns, budget_s=0.05, max_samples=20, target_graph_us=500.0)
+    assert how.startswith("events (CUDA-graph capture failed"), how
+    assert 0 < us["median"] < 10_000, us
+    # told not to capture (what measure_one does for a pair whose capture failed before in the
+    # process), no new graph pool is tried: the device's reserved memory stays where it was
+    torch.cuda.synchronize()
+    reserved = torch.cuda.memory_reserved()
+    for _ in range(3):
+        us, how, _ = m.device_time_cuda(fns, budget_s=0.02, max_samples=10, target_graph_us=500.0, capture=False)
+        assert how == "events" and us["median"] > 0
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_reserved() <= reserved, (torch.cuda.memory_reserved(), reserved)

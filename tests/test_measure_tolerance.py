@@ -4,6 +4,7 @@ added to atol where given, checked for shape, dtype and sign, absent by default.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import pytest
@@ -139,3 +140,41 @@ def test_an_allowance_for_an_exact_output_is_refused():
     case = Case(id="w1", dtype="int64", outputs={"y": Tensor("int64", (2,))})
     with pytest.raises(ValueError, match="compared Exact: an allowance applies to Close outputs only"):
         measure.checked_allowances(family, case, {}, {"y": torch.zeros(2, dtype=torch.int64)}, {"y": Exact()})
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 25])
+def test_a_comparison_in_chunks_reports_what_one_pass_over_the_whole_output_does(monkeypatch, chunk):
+    """Large outputs are compared in chunks of COMPARE_CHUNK elements (float64 temporaries stay
+    small); the verdict, the counts, the errors and the elements a message names do not depend on
+    the chunk size. Cases: outside elements in several chunks, an allowance, a zero tolerance, a
+    NaN reference, a NaN output."""
+    g = torch.Generator().manual_seed(5)
+    ref = torch.randn(13, 11, generator=g, dtype=torch.float64)
+    out = ref + 1e-3 * torch.randn(13, 11, generator=g, dtype=torch.float64)
+    out[2, 3] += 0.05
+    out[9, 10] -= 0.2  # the largest |diff|
+    out[12, 0] += 0.03
+    allowance = torch.zeros(13, 11, dtype=torch.float64)
+    allowance[9, 10] = 0.5  # ...allowed there: within
+    zero_tol = ref.clone()
+    zero_tol[6, 6] = 0.0
+    cases = {
+        "several outside": (out, ref, Close(1e-2, 0.0), None),
+        "allowance": (out, ref, Close(1e-2, 0.0), allowance),
+        "zero tolerance": (out, zero_tol, Close(0.0, 0.5), None),  # 0 where the reference is
+        "NaN reference": (out, torch.where(torch.arange(143).reshape(13, 11) == 40, math.nan, ref), Close(1e-2, 0.0), None),
+        "NaN output": (torch.where(torch.arange(143).reshape(13, 11) == 100, math.nan, out), ref, Close(1e-2, 0.0), None),
+        "float32 output": (out.float(), ref, Close(1e-2, 1e-3), None),
+    }
+    whole = {k: _verify(*v) for k, v in cases.items()}  # the default chunk holds all 143 elements
+    monkeypatch.setattr(measure, "COMPARE_CHUNK", chunk)
+    for key, args in cases.items():
+        got = _verify(*args)
+        assert repr(got) == repr(whole[key]), key  # repr: NaN == NaN
+    assert whole["several outside"][1][0].startswith("output y: 3 of 143 elements outside tolerance; "
+                                                     "furthest outside at flat index 109 [9, 10]")
+    assert whole["allowance"][1][0].startswith("output y: 2 of 143 elements outside tolerance; "
+                                               "furthest outside at flat index 25 [2, 3]")
+    assert "no tolerance holds" in whole["NaN reference"][1][0] and "flat index 40 [3, 7]" in whole["NaN reference"][1][0]
+    assert whole["NaN output"][1] == ["output y has 1 non-finite values of 143 (NaN where an element was never written)"]
+    assert "flat index 72 [6, 6]" in whole["zero tolerance"][1][0]

@@ -123,47 +123,94 @@ def _compare(name: str, out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, pr
             problems.append(f"output {name}: {wrong} of {o.numel()} {what} differ from the reference "
                             f"({'the same set of indices' if isinstance(tol, IndexSet) else 'exact match'} required)")
         return (float((o - r).abs().max()) if o.numel() else 0.0), None
-    o = out.double()
-    finite = torch.isfinite(o)
-    n_bad_values = int((~finite).sum())
-    diff = (o - ref).abs()
-    bound = ref.abs().mul_(tol.rtol).add_(tol.atol)  # atol + rtol |ref|, elementwise
-    if allowance is not None:
-        bound.add_(allowance)
-    within = diff <= bound  # False for NaN
-    n_out = int((~within).sum())
-    finite_diff = torch.where(finite, diff, torch.zeros_like(diff))
-    max_abs = float(finite_diff.max()) if diff.numel() else 0.0
-    norm = float(ref.norm())
-    rel = float((o - ref).norm()) / norm if (n_bad_values == 0 and norm > 0) else None
-    if n_bad_values:
-        problems.append(f"output {name} has {n_bad_values} non-finite values of {o.numel()} "
+    return _compare_close(name, out.detach().reshape(-1), ref.detach().reshape(-1), tuple(ref.shape), tol,
+                          problems, None if allowance is None else allowance.reshape(-1))
+
+
+#: Elements compared at a time: the float64 temporaries of a comparison stay under ~0.3 GB each
+#: whatever the output's size (a 16384 x 131072 fp32 gradient would need ~100 GB at once).
+COMPARE_CHUNK = 1 << 25
+
+
+def _compare_close(name: str, of: torch.Tensor, rf: torch.Tensor, shape: tuple, tol: Close,
+                   problems: list[str], af: torch.Tensor | None):
+    """_compare for a `Close` tolerance over flat views (of: output, rf: reference, af: the
+    allowance), in chunks of COMPARE_CHUNK elements: |out - ref| <= atol + rtol |ref| (+ the
+    allowance), elementwise, in float64. Returns (max abs error over finite outputs, the
+    relative error ||out - ref|| / ||ref|| or None)."""
+    n_bad = n_out = 0
+    max_abs, sq_diff, sq_ref = 0.0, 0.0, 0.0
+    worst: tuple | None = None  # (no tolerance holds, key, flat index): see _worst_key
+    largest: tuple | None = None  # (|diff|, NaN as inf; flat index)
+    for lo in range(0, rf.numel(), COMPARE_CHUNK):
+        o, r = of[lo:lo + COMPARE_CHUNK].double(), rf[lo:lo + COMPARE_CHUNK].double()
+        finite = torch.isfinite(o)
+        n_bad += int((~finite).sum())
+        delta = o - r
+        sq_diff += float(delta.square().sum())
+        sq_ref += float(r.square().sum())
+        diff = delta.abs_()
+        bound = r.abs().mul_(tol.rtol).add_(tol.atol)  # atol + rtol |ref|, elementwise
+        if af is not None:
+            bound.add_(af[lo:lo + COMPARE_CHUNK])
+        within = diff <= bound  # False for NaN
+        outside = int((~within).sum())
+        n_out += outside
+        chunk_max = float(torch.where(finite, diff, torch.zeros_like(diff)).max())
+        if math.isnan(chunk_max) or chunk_max > max_abs:  # NaN (a NaN reference) stays NaN
+            max_abs = chunk_max if not math.isnan(max_abs) else max_abs
+        key = diff.nan_to_num(nan=math.inf, posinf=math.inf)
+        at = int(key.argmax())
+        if largest is None or float(key[at]) > largest[0]:
+            largest = (float(key[at]), lo + at)
+        if outside:
+            endless, value, at = _worst_key(diff, bound, within)
+            if worst is None or (endless, value) > worst[:2]:
+                worst = (endless, value, lo + at)
+        del o, r, finite, delta, diff, bound, within, key
+    norm = math.sqrt(sq_ref)
+    rel = math.sqrt(sq_diff) / norm if (n_bad == 0 and norm > 0) else None
+    if n_bad:
+        problems.append(f"output {name} has {n_bad} non-finite values of {rf.numel()} "
                         "(NaN where an element was never written)")
     elif n_out:
-        problems.append(f"output {name}: {n_out} of {o.numel()} elements outside tolerance; "
-                        + _worst(o, ref, diff, bound, within, tol, allowance))
+        problems.append(f"output {name}: {n_out} of {rf.numel()} elements outside tolerance; "
+                        + _worst(of, rf, af, shape, worst[2], largest[1], tol))
     return max_abs, rel
 
 
-def _worst(o, ref, diff, bound, within, tol: Tolerance, allowance) -> str:
-    """The element furthest outside its tolerance (largest |diff| / tolerance among the failing
-    ones): value, reference, |diff| and the tolerance there; then the largest |diff| where that
-    is another element. The tolerance there: atol + rtol |ref| (+ the family's allowance)."""
-    shape = tuple(o.shape)
-    # > 1 exactly where outside; inf where the bound is 0, NaN where the reference is NaN: those
-    # count as infinitely outside, and among them the largest |diff| (NaN first) is the worst
+def _worst_key(diff, bound, within) -> tuple[bool, float, int]:
+    """The element of a chunk furthest outside its tolerance: (no tolerance holds there, key,
+    index). The key is |diff| / tolerance (> 1 exactly where outside); where the tolerance is 0
+    or the reference NaN the ratio is infinite, and among those elements the largest |diff|
+    (NaN first) is the worst, so they rank above every finite ratio."""
     ratio = diff.div(bound).masked_fill_(within, 0.0).nan_to_num_(nan=math.inf, posinf=math.inf)
     endless = torch.isinf(ratio)
     if bool(endless.any()):
         key = diff.nan_to_num(nan=math.inf, posinf=math.inf).masked_fill_(~endless, -1.0)
-    else:
-        key = ratio
-    worst = int(key.flatten().argmax())
-    del ratio, endless, key
-    od, rd, dd, bd = (float(t.flatten()[worst]) for t in (o, ref, diff, bound))
+        at = int(key.argmax())
+        return True, float(key[at]), at
+    at = int(ratio.argmax())
+    return False, float(ratio[at]), at
+
+
+def _worst(of, rf, af, shape: tuple, worst: int, largest: int, tol: Close) -> str:
+    """The element furthest outside its tolerance (flat index `worst`): value, reference, |diff|
+    and the tolerance there (atol + rtol |ref|, + the family's allowance); then the largest
+    |diff| (flat index `largest`) where that is another element. Values in float64, computed
+    as the chunked comparison computed them."""
+    def at(i):
+        o, r = float(of[i].double()), float(rf[i].double())
+        b = abs(r) * tol.rtol + tol.atol
+        a = float(af[i]) if af is not None else None
+        if a is not None:
+            b += a
+        return o, r, abs(o - r), b, a
+
+    od, rd, dd, bd, ad = at(worst)
     parts = f"atol {tol.atol:.3g} + rtol·|ref| {tol.rtol * abs(rd):.3g}"
-    if allowance is not None:
-        parts += f" + allowance {float(allowance.flatten()[worst]):.3g}"
+    if ad is not None:
+        parts += f" + allowance {ad:.3g}"
     if bd > 0:
         times = f"is {dd / bd:.3g}× the tolerance there"
     elif bd == 0:
@@ -172,9 +219,8 @@ def _worst(o, ref, diff, bound, within, tol: Tolerance, allowance) -> str:
         times = f"(the reference is {rd:.6g} there: no tolerance holds)"
     text = (f"furthest outside at flat index {_where(shape, worst)}: {od:.6g} vs {rd:.6g}, "
             f"|diff| {dd:.3g} {times}, {bd:.3g} ({parts})")
-    largest = int(diff.flatten().argmax())
     if largest != worst:
-        ol, rl, dl, bl = (float(t.flatten()[largest]) for t in (o, ref, diff, bound))
+        ol, rl, dl, bl, _ = at(largest)
         state = "within" if dl <= bl else "outside"
         text += (f"; largest |diff| at flat index {_where(shape, largest)}: {ol:.6g} vs {rl:.6g}, "
                  f"|diff| {dl:.3g}, tolerance there {bl:.3g} ({state})")

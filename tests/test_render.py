@@ -342,3 +342,39 @@ def test_a_cohort_mixing_protocol_versions_names_the_newest_and_marks_the_rest(t
     for other in others:
         assert " v1 " in text(other.find_previous("h3")) + " " and "with results of" not in text(other.find_previous("h3"))
         assert "protocol v" not in text(other)
+
+
+def test_a_cohort_with_nothing_ranked_says_so_and_opens_its_reasons(tmp_path):
+    """A workload whose every result on a GPU failed (out of memory, say) has no leaderboard
+    rows: the page says nothing is ranked there instead of an empty table, and the not-ranked
+    list, with each failure's error, is open."""
+    import yaml
+
+    from synthetic import add_synthetic_runs, stable_records
+
+    records = stable_records(tmp_path / "records")
+    made = add_synthetic_runs(records)
+    hw = made["hardware"]
+    newest = max((p for p in made["runs"] if "/fused-add-rmsnorm/" in p.as_posix()), key=lambda p: p.name)
+    run = yaml.safe_load(newest.read_text(encoding="utf-8"))
+    run["observed"] = "2026-11-29T10:00:00Z"
+    run["protocol"]["version"] = 2
+    lost = run["results"][0]["workload"]
+    run["results"] = [{"implementation": r["implementation"], "workload": lost, "status": "failed",
+                       "error": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 16.00 GiB."}
+                      for r in run["results"] if r["workload"] == lost]
+    assert len(run["results"]) > 1
+    (newest.parent / "2026-11-29-synthetic-oom.yaml").write_text(yaml.safe_dump(run, sort_keys=False), encoding="utf-8")
+    site = tmp_path / "site"
+    build(records, site)
+    page = soup(site, urls.family_gpu("fused-add-rmsnorm", hw))
+    cohort = f"{lost}--{hw}--kernel-records-device"
+    assert page.find("table", attrs={"data-cohort": cohort}) is None  # no empty leaderboard
+    empty = page.find("p", attrs={"data-cohort": cohort})
+    assert empty is not None and text(empty).startswith("Nothing ranked on "), empty
+    reasons = empty.find_next("details")
+    assert reasons.has_attr("open") and text(reasons.find("summary")).startswith(f"{len(run['results'])} not ranked")
+    assert text(reasons).count("CUDA out of memory") == len(run["results"])
+    # a cohort with ranked rows keeps its table and a closed list
+    ranked = page.find_all("table", attrs={"data-cohort": re.compile(r"--kernel-records-device$")})
+    assert ranked and all(t.find("tbody").find("tr") for t in ranked)

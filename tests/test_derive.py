@@ -186,3 +186,22 @@ def test_a_not_run_result_never_replaces_a_measured_one(tmp_path):
     # no earlier naive result at m64-k64 (the fixture has only tiled there): the not-run one is current
     [alone] = [e for e in entries if e.cohort.workload == "m64-k64-fp16" and e.implementation.id == "naive"]
     assert alone.superseded_by is None and not alone.eligible and alone.reasons == ["status: not-run"]
+
+
+@pytest.mark.parametrize("status,error,extra", [
+    ("failed", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 16.00 GiB.", True),
+    ("crashed", "RuntimeError: CUDA error: out of memory", True),
+    ("failed", "output y: 3 of 143 elements outside tolerance", False),
+    ("failed", None, False),
+    ("not-run", "not run: the run's time budget was spent", False),
+])
+def test_a_result_that_ran_out_of_memory_says_so_beside_its_status(status, error, extra):
+    """An out-of-memory failure is not ranked, like any failure, and its reasons say it was the
+    GPU's memory, so a reader does not take it for a wrong result."""
+    from types import SimpleNamespace
+
+    from site_builder.derive.entries import _ineligible
+
+    reasons = _ineligible(SimpleNamespace(result=SimpleNamespace(status=status, error=error)))
+    assert reasons[0] == f"status: {status}"
+    assert reasons[1:] == (["out of GPU memory in this run (a memory limit, not a wrong result)"] if extra else [])

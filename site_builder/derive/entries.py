@@ -8,6 +8,7 @@ are superseded and stay visible in history.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -117,10 +118,18 @@ def _run_peak(run, family: Family, hardware: Hardware, workloads: dict, clock: s
     return measured_peak(family, hardware, timed)
 
 
+#: An error that says the GPU ran out of memory (PyTorch's, CUDA's, Triton's wording).
+_OUT_OF_MEMORY = re.compile(r"OutOfMemoryError|out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation",
+                            re.IGNORECASE)
+
+
 def _ineligible(entry: Entry) -> list[str]:
     r = entry.result
     if r.status != "ok":
-        return [f"status: {r.status}"]
+        reasons = [f"status: {r.status}"]
+        if r.status in ("failed", "crashed") and r.error and _OUT_OF_MEMORY.search(r.error):
+            reasons.append("out of GPU memory in this run (a memory limit, not a wrong result)")
+        return reasons
     reasons = []
     if entry.run.trust == "measured" and r.correctness is None:
         reasons.append("no correctness check on record")

@@ -292,21 +292,30 @@ def test_index_shows_each_family_lead_and_the_family_page_its_whole_summary(seco
     assert "A third sentence the index leaves out." in page and "mixed dtypes (bf16. fp32)" in page
 
 
-def test_a_cohort_mixing_protocol_versions_names_the_newest_and_marks_the_rest(tmp_path):
-    """A run under a newer protocol version replaces only the results it holds: the leaderboard's
-    heading names the newest version and the older ones it holds, and each older row says its
-    version; a cohort of one version shows neither."""
+def _synthetic_v2_run(tmp_path):
+    """Synthetic records (tests/synthetic.py) and, to edit and write beside them, a copy of the
+    newest fused-add-rmsnorm run observed a day later under protocol version 2: (records folder,
+    hardware id, that run's folder, the run)."""
     import yaml
 
     from synthetic import add_synthetic_runs, stable_records
 
     records = stable_records(tmp_path / "records")
     made = add_synthetic_runs(records)
-    hw = made["hardware"]
     newest = max((p for p in made["runs"] if "/fused-add-rmsnorm/" in p.as_posix()), key=lambda p: p.name)
     run = yaml.safe_load(newest.read_text(encoding="utf-8"))
     run["observed"] = "2026-11-29T10:00:00Z"
     run["protocol"]["version"] = 2
+    return records, made["hardware"], newest, run
+
+
+def test_a_cohort_mixing_protocol_versions_names_the_newest_and_marks_the_rest(tmp_path):
+    """A run under a newer protocol version replaces only the results it holds: the leaderboard's
+    heading names the newest version and the older ones it holds, and each older row says its
+    version; a cohort of one version shows neither."""
+    import yaml
+
+    records, hw, newest, run = _synthetic_v2_run(tmp_path)
     mixed = run["results"][0]["workload"]
     run["results"] = [r for r in run["results"]  # one of six implementations, on one workload
                       if r["implementation"] == "synthetic-1" and r["workload"] == mixed]
@@ -350,15 +359,7 @@ def test_a_cohort_with_nothing_ranked_says_so_and_opens_its_reasons(tmp_path):
     list, with each failure's error, is open."""
     import yaml
 
-    from synthetic import add_synthetic_runs, stable_records
-
-    records = stable_records(tmp_path / "records")
-    made = add_synthetic_runs(records)
-    hw = made["hardware"]
-    newest = max((p for p in made["runs"] if "/fused-add-rmsnorm/" in p.as_posix()), key=lambda p: p.name)
-    run = yaml.safe_load(newest.read_text(encoding="utf-8"))
-    run["observed"] = "2026-11-29T10:00:00Z"
-    run["protocol"]["version"] = 2
+    records, hw, newest, run = _synthetic_v2_run(tmp_path)
     lost = run["results"][0]["workload"]
     run["results"] = [{"implementation": r["implementation"], "workload": lost, "status": "failed",
                        "error": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 16.00 GiB."}

@@ -178,3 +178,4 @@ def test_a_comparison_in_chunks_reports_what_one_pass_over_the_whole_output_does
     assert "no tolerance holds" in whole["NaN reference"][1][0] and "flat index 40 [3, 7]" in whole["NaN reference"][1][0]
     assert whole["NaN output"][1] == ["output y has 1 non-finite values of 143 (NaN where an element was never written)"]
     assert "flat index 72 [6, 6]" in whole["zero tolerance"][1][0]
+

@@ -282,14 +282,15 @@ def _events():
     return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
 
-#: (implementation, kind) pairs whose CUDA-graph capture failed in this process, with the
+#: (family, implementation, kind) triples whose CUDA-graph capture failed in this process, with the
 #: workload and error of the first failure. A failed capture leaks its graph's private memory
 #: pool in the torch builds the runner meets (pytorch/pytorch#190348, fixed in later builds):
 #: its memory stays reserved until the process ends. Trying again at every workload stacked
 #: those pools until later workloads of the same implementation ran out of memory (Liger's
 #: cross entropy on an H100, 2026-12-06: three fwd+bwd workloads failed with 5.5 GB free of 80),
-#: so a pair whose capture failed once is timed by events for the rest of the process.
-UNCAPTURABLE: dict[tuple[str, str], str] = {}
+#: so an implementation whose capture failed once for a kind is timed by events for the rest of
+#: the process.
+UNCAPTURABLE: dict[tuple[str, str, str], str] = {}
 
 
 def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_us: float,
@@ -700,7 +701,8 @@ def measure_one(family, impl, case: Case, job: dict) -> dict:
                          "so calls after the first on a set see overwritten values")
         with pinned(cpu):
             if device.type == "cuda":
-                failed_at = UNCAPTURABLE.get((impl.id, case.kind))
+                capture_key = (getattr(family, "id", ""), impl.id, case.kind)
+                failed_at = UNCAPTURABLE.get(capture_key)
                 result["device_us"], how, calls = device_time_cuda(
                     fns, proto["budget_s"], proto["device_samples"], proto["target_graph_us"],
                     capture=failed_at is None)
@@ -711,7 +713,7 @@ def measure_one(family, impl, case: Case, job: dict) -> dict:
                                  f"earlier in this run ({failed_at}), not tried again (a failed capture "
                                  "keeps its memory until the process ends)")
                 elif how != "cuda-graph":
-                    UNCAPTURABLE[(impl.id, case.kind)] = f"at {case.id}: {how[len('events ('):-1]}"[:300]
+                    UNCAPTURABLE[capture_key] = f"at {case.id}: {how[len('events ('):-1]}"[:300]
                     notes.append(f"device time by {how}")
             else:
                 result["device_us"] = wall_time(fns, device, proto["budget_s"], proto["device_samples"])

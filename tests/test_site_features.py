@@ -276,3 +276,43 @@ def test_within_one_run_only_the_fastest_sets_a_record(reported):
     assert [[c.get_text(" ", strip=True) for c in tr.find_all("td")][1] for tr in events] == ["Liger fused"]
     rows = page.find(id="history").find("tbody").find_all("tr")
     assert len(rows) == 2 and sum("new record" in tr.get_text() for tr in rows) == 1
+
+
+def test_a_family_page_draws_its_first_scaling_charts_and_links_the_rest(large, monkeypatch):
+    """A family with many held-constant groups (GEMM: one chart per (N, K) shape) would carry
+    every drawing on its family page: the page draws the first FAMILY_PAGE_CHARTS of its GPU and
+    links that GPU's page, which draws them all; chart kinds the family declares stay."""
+    from dataclasses import replace
+
+    from site_builder.site.publishers import family as family_pub
+    from site_builder.site.publishers.home import nav
+    from site_builder.site.render import environment, render
+
+    _, records, _ = large
+    catalog = load_catalog(records)
+    index = derive(catalog)
+    real = family_pub.family_page(index, catalog.families[FAMILY_ID])
+    gpu = real.detail_gpu["id"]
+    first = next(c for c in real.charts if c["hardware"] == gpu and "chart_kind" not in c)
+    extra = [dict(first, title=f"{first['title']} · copy {i}") for i in range(family_pub.FAMILY_PAGE_CHARTS + 2)]
+    roofline = dict(first, chart_kind="roofline", title="a declared chart kind")
+    many = replace(real, charts=[*real.charts, *extra, roofline])
+    monkeypatch.setattr(family_pub, "family_page", lambda *a, **k: many)
+    drawn = {}
+    for page in family_pub._family_files(index, catalog.families[FAMILY_ID]):
+        if page.path.endswith(".html"):
+            html = BeautifulSoup(render(environment(), page.template, page.path, nav_families=nav(index),
+                                        **page.context).decode("utf-8"), "html.parser")
+            drawn[page.path] = (html, page.context["f"])
+    total = sum(c["hardware"] == gpu and "chart_kind" not in c for c in many.charts)
+    assert total > family_pub.FAMILY_PAGE_CHARTS
+    html, view = drawn["families/fused-add-rmsnorm.html"]
+    assert len(html.select("#scaling figure.chart-block")) == family_pub.FAMILY_PAGE_CHARTS
+    assert view.charts_elsewhere == total - family_pub.FAMILY_PAGE_CHARTS
+    assert any(c.get("chart_kind") == "roofline" for c in view.charts)
+    more = html.find(id="more-charts")
+    assert text(more).startswith(f"This page draws the first {family_pub.FAMILY_PAGE_CHARTS} of {total} scaling charts")
+    assert more.find("a")["href"] == f"../{real.detail_gpu['url']}#scaling"
+    html, view = drawn[real.detail_gpu["url"]]  # the GPU's page: every chart, no note
+    assert len(html.select("#scaling figure.chart-block")) == total and view.charts_elsewhere == 0
+    assert html.find(id="more-charts") is None

@@ -68,6 +68,10 @@ class FamilyPage:
     # workloads whose leaderboards this page leaves to the GPU pages (the family page ranks the
     # headline workload only, so that its weight does not grow with the workloads)
     leaderboards_elsewhere: int = 0
+    # scaling charts of this GPU that the family page leaves to the GPU's page (it shows the
+    # first FAMILY_PAGE_CHARTS: a family with many held-constant groups, GEMM's ten (N, K)
+    # shapes, would otherwise carry every drawing)
+    charts_elsewhere: int = 0
 
 
 @dataclass(frozen=True)

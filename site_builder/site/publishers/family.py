@@ -18,6 +18,8 @@ from ..views import (TRUST_LABEL, cohort_view, mark_changed_sources, names_kinds
                      workload_view)
 
 RECENT_SOURCES = 30  # run files listed under sources, newest first
+#: Scaling charts a family page draws (its GPU pages draw them all).
+FAMILY_PAGE_CHARTS = 4
 CSV_COLUMNS = ["family", "workload", "hardware", "protocol", "trust", "implementation", "rank", "status",
                "eligible", "time_us", "p20_us", "p80_us", "samples", "device_us", "e2e_us", "ratio_to_first",
                "speedup_vs_baseline", "floor_fraction", "measured_floor_fraction", "observed", "run_url"]
@@ -69,6 +71,9 @@ def on_gpu(model: FamilyPage, gpu: dict | None, gpu_page: bool = False) -> Famil
     hid = gpu["id"] if gpu else None
     # the family page ranks the headline workload; every workload's leaderboard is on the GPU's page
     shown = [lb for lb in model.leaderboards if gpu_page or lb["headline"]]
+    here = [c for c in model.charts if c["hardware"] == hid]
+    scaling = [c for c in here if "chart_kind" not in c]
+    kept = scaling if gpu_page else scaling[:FAMILY_PAGE_CHARTS]
     return replace(
         model, detail_gpu=gpu, gpu_page=gpu_page,
         leaderboards=[dict(lb, cohorts=[c for c in lb["cohorts"] if c["hardware"] == hid],
@@ -76,7 +81,8 @@ def on_gpu(model: FamilyPage, gpu: dict | None, gpu_page: bool = False) -> Famil
                       for lb in shown],
         leaderboards_elsewhere=len(model.leaderboards) - len(shown),
         floors=[fl for fl in model.floors if fl["hardware"] == hid],
-        charts=[c for c in model.charts if c["hardware"] == hid])
+        charts=[c for c in here if "chart_kind" in c or any(c is k for k in kept)],
+        charts_elsewhere=len(scaling) - len(kept))
 
 
 def family_data(page: FamilyPage) -> FamilyPage:

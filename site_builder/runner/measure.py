@@ -157,8 +157,8 @@ def _compare_close(name: str, of: torch.Tensor, rf: torch.Tensor, shape: tuple, 
         outside = int((~within).sum())
         n_out += outside
         chunk_max = float(torch.where(finite, diff, torch.zeros_like(diff)).max())
-        if math.isnan(chunk_max) or chunk_max > max_abs:  # NaN (a NaN reference) stays NaN
-            max_abs = chunk_max if not math.isnan(max_abs) else max_abs
+        # a NaN (where the reference is NaN) stays NaN, as one max over the whole output gives
+        max_abs = math.nan if math.isnan(max_abs) or math.isnan(chunk_max) else max(max_abs, chunk_max)
         key = diff.nan_to_num(nan=math.inf, posinf=math.inf)
         at = int(key.argmax())
         if largest is None or float(key[at]) > largest[0]:
@@ -308,22 +308,20 @@ def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_
     est_pass_us = max(start.elapsed_time(end) * 1e3, 1.0)
     passes = max(1, math.ceil(target_graph_us / est_pass_us))
     calls = passes * len(fns)
-    how = "cuda-graph"
+    how = "cuda-graph" if capture else "events"
     graph = None
-    try:
-        if not capture:
-            raise _NoCapture
-        graph = capture_graph(fns, passes)
+    if capture:
+        try:
+            graph = capture_graph(fns, passes)
+        except Exception as exc:  # noqa: BLE001 - any capture failure falls back to events
+            torch.cuda.synchronize()
+            how = f"events (CUDA-graph capture failed: {type(exc).__name__}: {str(exc)[:200]})"
+            del exc  # and the outputs its traceback holds
+            gc.collect()
+            torch.cuda.empty_cache()
+    if graph is not None:
         run_once = graph.replay
-    except Exception as exc:  # noqa: BLE001 - any capture failure falls back to events
-        torch.cuda.synchronize()
-        graph = None
-        how = ("events" if isinstance(exc, _NoCapture)
-               else f"events (CUDA-graph capture failed: {type(exc).__name__}: {str(exc)[:200]})")
-        del exc
-        gc.collect()
-        torch.cuda.empty_cache()
-
+    else:
         def run_once():
             for _ in range(passes):
                 one_pass(fns)
@@ -337,10 +335,6 @@ def device_time_cuda(fns: list, budget_s: float, max_samples: int, target_graph_
     samples = replay_samples(run_once, calls, n)
     del graph
     return stat(samples), how, calls
-
-
-class _NoCapture(Exception):
-    """device_time_cuda told not to capture: straight to event timing."""
 
 
 def one_pass(fns: list) -> int:
@@ -713,7 +707,7 @@ def measure_one(family, impl, case: Case, job: dict) -> dict:
                                  f"earlier in this run ({failed_at}), not tried again (a failed capture "
                                  "keeps its memory until the process ends)")
                 elif how != "cuda-graph":
-                    UNCAPTURABLE[capture_key] = f"at {case.id}: {how[len('events ('):-1]}"[:300]
+                    UNCAPTURABLE[capture_key] = f"at {case.id}: {how.removeprefix('events (').removesuffix(')')}"[:300]
                     notes.append(f"device time by {how}")
             else:
                 result["device_us"] = wall_time(fns, device, proto["budget_s"], proto["device_samples"])

@@ -71,7 +71,7 @@ def on_gpu(model: FamilyPage, gpu: dict | None, gpu_page: bool = False) -> Famil
     hid = gpu["id"] if gpu else None
     # the family page ranks the headline workload; every workload's leaderboard is on the GPU's page
     shown = [lb for lb in model.leaderboards if gpu_page or lb["headline"]]
-    here = [c for c in model.charts if c["hardware"] == hid]
+    here = [c for c in model.charts if c["hardware"] == hid]  # scaling charts, then declared kinds
     scaling = [c for c in here if "chart_kind" not in c]
     kept = scaling if gpu_page else scaling[:FAMILY_PAGE_CHARTS]
     return replace(
@@ -81,7 +81,7 @@ def on_gpu(model: FamilyPage, gpu: dict | None, gpu_page: bool = False) -> Famil
                       for lb in shown],
         leaderboards_elsewhere=len(model.leaderboards) - len(shown),
         floors=[fl for fl in model.floors if fl["hardware"] == hid],
-        charts=[c for c in here if "chart_kind" in c or any(c is k for k in kept)],
+        charts=kept + [c for c in here if "chart_kind" in c],
         charts_elsewhere=len(scaling) - len(kept))
 
 

@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent('''
     from site_builder.runner.families import import_module
 
     ce = import_module("cross-entropy", "kr_triton")
-    POINTERS = {"T": "*i64", "WS": "*i64", "LOSSROW": "*fp32", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32"}
+    POINTERS = {"T": "*i64", "WS": "*i64", "SLOTS": "*i64", "LOSSROW": "*fp32", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32"}
 
     def accesses(fn, const, num_warps, elem):
         sig = {n: "constexpr" if n in const else ("*" + elem if n in ("X", "DX") else POINTERS.get(n, "i32"))
@@ -40,13 +40,17 @@ SCRIPT = textwrap.dedent('''
     out = {}
     for elem, size in (("bf16", 2), ("fp32", 4)):
         for vec in (0, 16 // size):
-            plain = {"BLOCK": 4096, "CONTIG": True, "VEC": vec, "PERSIST": False, "EV1": "", "EV2": "", "SCM": ""}
+            plain = {"BLOCK": 4096, "CONTIG": True, "VEC": vec, "EV1": "", "EV2": "", "SCM": ""}
             out[f"rowloop-{elem}-{vec}"] = accesses(ce._rowloop, plain, 4, elem)
-            # the persistent row loop with the eviction hints (rule keys rpersist, revict)
-            out[f"rowloop-persist-{elem}-{vec}"] = accesses(ce._rowloop, dict(plain, PERSIST=True, EV1="evict_last",
-                                                                           EV2="evict_first", SCM=".cs"), 4, elem)
+            # the row loop with the eviction hints (rule key revict)
+            out[f"rowloop-hinted-{elem}-{vec}"] = accesses(ce._rowloop, dict(plain, EV1="evict_last",
+                                                                          EV2="evict_first", SCM=".cs"), 4, elem)
             out[f"lse-{elem}-{vec}"] = accesses(ce._lse_parts, {"BLOCK": 4096, "PART": 16384, "CONTIG": True,
                                                                 "EVICT": "", "VEC": vec}, 8, elem)
+        # path "pipe" (aligned rows only): its chunks held across a step, streamed in and out
+        out[f"pipe-{elem}"] = accesses(ce._pipe, {"P": 16, "P_P2": 16, "BLOCK": 8192, "LAG": 1, "HOLD": True,
+                                                  "CONTIG": True, "VEC": 16 // size, "EV1": "evict_first", "EV2": "evict_first",
+                                                  "SCM": ".cs"}, 8, elem)
     print(json.dumps(out))
 ''')
 
@@ -61,9 +65,12 @@ def test_aligned_rows_compile_to_16_byte_vectors():
             assert aligned.get("ld.global.v4.b32", 0) > 0, (kernel, elem, aligned)
             if kernel == "rowloop":  # the gradient's full chunks too
                 assert aligned.get("st.global.v4.b32", 0) > 0, (kernel, elem, aligned)
-        hinted = got[f"rowloop-persist-{elem}-{vec}"]  # the gradient streams out (.cs: evict-first in L2)
+        hinted = got[f"rowloop-hinted-{elem}-{vec}"]  # the gradient streams out (.cs: evict-first in L2)
         assert hinted.get("st.global.cs.v4.b32", 0) > 0 and "st.global.v4.b32" not in hinted, hinted
         # eviction_policy reaches the L2: an L1 priority and an L2 cache policy (createpolicy)
         for ev in ("evict_last", "evict_first"):
             assert hinted.get(f"ld.global.L1::{ev}.L2::cache_hint.v4.b32", 0) > 0, sorted(hinted)
         assert not any("evict" in a or ".cs" in a for a in got[f"rowloop-{elem}-{vec}"]), got[f"rowloop-{elem}-{vec}"]
+        pipe = got[f"pipe-{elem}"]  # one vector load a chunk (held, not read again), streamed stores
+        assert pipe.get("ld.global.L1::evict_first.L2::cache_hint.v4.b32", 0) > 0, sorted(pipe)
+        assert pipe.get("st.global.cs.v4.b32", 0) > 0 and "st.global.v4.b32" not in pipe, sorted(pipe)

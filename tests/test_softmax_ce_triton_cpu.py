@@ -345,8 +345,9 @@ CE_PATHS = {
     "twopass": {"path": "twopass", "lse_part": 2048, "lse_block": 1024, "gblock": 1024},
     "twopass-evict-fwd": {"path": "twopass", "lse_part": 4096, "gblock": 2048, "evict": 1, "reverse": 0},
     "rowloop": {"path": "rowloop", "rblock": 1024},
-    # persistent: 132 programs (the interpreter plans as for an H200) loop over 133 rows
-    "rowloop-persist": {"path": "rowloop", "rblock": 1024, "rpersist": 1, "revict": 1},
+    "rowloop-ev": {"path": "rowloop", "rblock": 1024, "revict": 1},
+    # rows on 16-byte boundaries (300 columns of fp32); others fall back to the row loop
+    "pipe": {"path": "pipe", "pblock": 1024},
 }
 
 
@@ -404,7 +405,7 @@ def test_cross_entropy_fwd_bwd_paths_edge_cases(ce_path):
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
 
 
-@pytest.mark.parametrize("name", ["twopass", "rowloop", "rowloop-persist"])
+@pytest.mark.parametrize("name", ["twopass", "rowloop", "rowloop-ev", "pipe"])
 def test_cross_entropy_stream_paths_bits_do_not_depend_on_row_count(name, monkeypatch):
     monkeypatch.setattr(ce, "FWDBWD_FORCE", dict(CE_PATHS[name]))
     plans = {tuple(sorted(ce.plan_fwd_bwd(150000, r).items())) for r in (1, 7, 132, 4096, 32768)}
@@ -418,27 +419,62 @@ def test_cross_entropy_stream_paths_bits_do_not_depend_on_row_count(name, monkey
     assert torch.equal(dx9[4], dx1[0]) and torch.equal(loss9, loss1)
 
 
-@pytest.mark.parametrize("cols", [300, 1003])  # aligned rows (a multiple of 4 fp32), odd rows
-def test_cross_entropy_persistent_row_loop_gives_the_row_loops_bits(cols, monkeypatch):
-    """rpersist: fewer programs than rows, each looping over rows pid, pid + grid, ...; every row
-    is computed as one program a row computes it (the same chunks, the same order), with or
-    without the eviction hints, whatever the number of programs."""
-    g = torch.Generator().manual_seed(cols)
-    x = torch.randn(301, cols, generator=g) * 4
-    t = torch.randint(0, cols, (301,), generator=g)
-    t[::7] = -100
-    monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "rowloop", "rblock": 256})
-    assert ce.plan_fwd_bwd(cols, 301)["PERSIST"] == 0
-    want = ce.cross_entropy_fwd_bwd(x, t)
-    for persist, evict in ((1, 0), (2, 1)):  # grids of 132 (3 rows a program at most) and 264
-        monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "rowloop", "rblock": 256, "rpersist": persist,
-                                                 "revict": evict})
-        plan = ce.plan_fwd_bwd(cols, 301)
-        assert plan["PERSIST"] == persist and plan["REVICT"] == bool(evict)
-        got = ce.cross_entropy_fwd_bwd(x, t)
-        assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1]), (persist, evict)
+def _count_pipe(monkeypatch):
+    calls = []
+    real = ce._pipe_launch
+    monkeypatch.setattr(ce, "_pipe_launch", lambda *a, **k: (calls.append(a[0].shape), real(*a, **k))[1])
+    return calls
+
+
+@pytest.mark.parametrize("rows,cols", [(3, 5000), (9, 9000), (40, 2048), (1, 4)])
+def test_cross_entropy_pipe_matches_float64(rows, cols, monkeypatch):
+    """Path "pipe" on rows that start on 16-byte boundaries: several tiles a row (a ragged last
+    one at 5000 and 9000 columns), ignored rows, -inf logits, huge logits, a strided view."""
+    monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "pipe", "pblock": 1024})
+    calls = _count_pipe(monkeypatch)
+    g = torch.Generator().manual_seed(rows + cols)
+    x = torch.randn(rows, cols, generator=g) * 3
+    t = torch.randint(0, cols, (rows,), generator=g)
+    t[-1] = cols - 1
+    if rows > 2:
+        t[1] = -100
+        x[0, :cols // 2] = -math.inf
+        t[0] = cols - 2  # a finite target logit
+        x[2, 3] = 3e38
+    x0 = x.clone()
     loss_ref, g_ref = _ce_ref(x, t)
-    assert abs(want[0].item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item()) and _rel(want[1], g_ref) < 1e-5
+    loss, dx = ce.cross_entropy_fwd_bwd(x, t)
+    assert calls == [(rows, cols)] and torch.equal(x, x0)
+    assert abs(loss.item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item()) and _rel(dx, g_ref) < 1e-5
+    assert not torch.isnan(dx).any()
+    if rows > 2:
+        assert not dx[1].any() and not dx[0, :cols // 2].any()
+    wide = torch.randn(rows, cols + 64, generator=g)  # a row stride of cols + 64: still aligned
+    view = wide[:, :cols]
+    loss_ref, g_ref = _ce_ref(view, t)
+    loss, dx = ce.cross_entropy_fwd_bwd(view, t)
+    assert len(calls) == 2 and abs(loss.item() - loss_ref.item()) <= 1e-5 * abs(loss_ref.item())
+    assert _rel(dx, g_ref) < 1e-5
+
+
+def test_cross_entropy_pipe_falls_back_on_unaligned_rows(monkeypatch):
+    """Rows off a 16-byte boundary (an odd vocabulary, an odd row stride, an odd base) take the
+    row loop, with the same results as forcing it."""
+    monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "pipe", "pblock": 1024})
+    calls = _count_pipe(monkeypatch)
+    g = torch.Generator().manual_seed(3)
+    base = torch.randn(4 * 3001 + 1, generator=g)
+    t = torch.tensor([5, -100, 2999, 0])
+    for x in (base[:4 * 3001].view(4, 3001), base[1:4 * 3000 + 1].view(4, 3000),
+              torch.randn(4, 3004, generator=g)[:, :3000].contiguous()[:, :2999]):
+        got = ce.cross_entropy_fwd_bwd(x, t)
+        monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "rowloop"})
+        want = ce.cross_entropy_fwd_bwd(x, t)
+        monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "pipe", "pblock": 1024})
+        assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+    assert calls == []
+    assert ce.plan_fwd_bwd(5000, 3)["PATH"] == "pipe"
+    assert ce.plan_fwd_bwd(5000, 3, path="rowloop")["PATH"] == "rowloop"
 
 
 def test_cross_entropy_fwd_bwd_rule_and_override(monkeypatch):

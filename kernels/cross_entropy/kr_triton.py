@@ -443,33 +443,24 @@ def _plain_rowloop(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index
             tl.store(DX + dxoff + start + lo, g.to(DX.dtype.element_ty), mask=cm, cache_modifier=SCM)
 
 
-@triton.jit(do_not_specialize=["stride_x", "stride_dx", "ignore_index", "ROWS"])
-def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N, ROWS,
+@triton.jit(do_not_specialize=["stride_x", "stride_dx", "ignore_index"])
+def _rowloop(X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
              BLOCK: tl.constexpr, CONTIG: tl.constexpr, VEC: tl.constexpr = 0,
-             PERSIST: tl.constexpr = False, EV1: tl.constexpr = "", EV2: tl.constexpr = "",
-             SCM: tl.constexpr = ""):
-    """Path "rowloop": two passes over a row in BLOCK chunks: an online (max, sum), then the
-    gradient with the chunks in reverse order (the last read first: most likely still in L1/L2).
-    No exchange, nothing held across the passes but two scalars; the bits of a row depend on N
-    and BLOCK only (VEC > 0: and on the row's head, see `_aligned_rowloop`).
-    One program per row, or (PERSIST) a grid of a few programs per SM, each taking rows pid,
-    pid + grid, ...: then only grid rows are between their two passes at any time, so the second
-    read can find its row in the L2 (rule key `rpersist`). `revict` (EV1, EV2, SCM): the first
-    pass's loads evict_last, the gradient pass's evict_first (Triton 3.9 lowers each to an L1
-    priority and an L2 cache policy: `ld.global.L1::evict_last.L2::cache_hint` after
-    `createpolicy.fractional.L2::evict_last`, tests/test_cross_entropy_compile.py), and every
-    gradient store `.cs` (streaming: its lines are allocated evict-first, so the gradient does
-    not push the logits out of the L2). Same bits either way.
+             EV1: tl.constexpr = "", EV2: tl.constexpr = "", SCM: tl.constexpr = ""):
+    """Path "rowloop": one program a row, two passes over it in BLOCK chunks: an online (max,
+    sum), then the gradient with the chunks in reverse order (the last read first: most likely
+    still in L1/L2). No exchange, nothing held across the passes but two scalars; the bits of a
+    row depend on N and BLOCK only (VEC > 0: and on the row's head, see `_aligned_rowloop`).
+    `revict` (EV1, EV2, SCM): the first pass's loads evict_last, the gradient pass's evict_first
+    (Triton 3.9 lowers each to an L1 priority and an L2 cache policy:
+    `ld.global.L1::evict_last.L2::cache_hint` after `createpolicy.fractional.L2::evict_last`,
+    tests/test_cross_entropy_compile.py), and every gradient store `.cs` (streaming: its lines
+    are allocated evict-first, so the gradient does not push the logits out of the L2). Same
+    bits either way. (A persistent variant, a few programs a SM looping over the rows, lost at
+    every shape on the H100 on 2026-12-06 and was removed: lab/cross_entropy/NOTES.md.)
     VEC > 0 (contiguous logits and gradient, one layout): `_aligned_rowloop`."""
-    pid = tl.program_id(0)
-    if PERSIST:
-        for r in range(pid, ROWS, tl.num_programs(0)):
-            row = tl.full([], 0, tl.int64) + r  # 64-bit offsets (r is a plain int when interpreted)
-            _one_row(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
-                     BLOCK, CONTIG, VEC, EV1, EV2, SCM)
-    else:
-        _one_row(pid.to(tl.int64), X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
-                 BLOCK, CONTIG, VEC, EV1, EV2, SCM)
+    _one_row(tl.program_id(0).to(tl.int64), X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
+             BLOCK, CONTIG, VEC, EV1, EV2, SCM)
 
 
 @triton.jit
@@ -481,6 +472,86 @@ def _one_row(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N, B
     else:
         _plain_rowloop(row, X, T, WS, DX, LOSSROW, stride_x, stride_dx, ignore_index, N,
                        BLOCK, CONTIG, EV1, EV2, SCM)
+
+
+@triton.jit(do_not_specialize=["stride_x", "stride_dx", "ignore_index", "ntiles", "nsteps"])
+def _pipe(X, T, WS, DX, LOSSROW, SLOTS, stride_x, stride_dx, ignore_index, N, ntiles, nsteps,
+          P: tl.constexpr, P_P2: tl.constexpr, BLOCK: tl.constexpr, LAG: tl.constexpr,
+          HOLD: tl.constexpr, CONTIG: tl.constexpr, VEC: tl.constexpr, EV1: tl.constexpr,
+          EV2: tl.constexpr, SCM: tl.constexpr):
+    """Path "pipe": a persistent grid of G programs over tiles of one BLOCK chunk (tile a is part
+    a % P of row a // P, P = cdiv(N, BLOCK)), software-pipelined by hand. At step k, program g
+    takes tile a = k * G + g through phase A (its chunk's (max, sum) published in the row's
+    64-bit slot, `_publish_pair`) and tile b = a - LAG * G through phase B (wait for the P slots
+    of b's row, combine them in a fixed order, write b's gradient; part 0 also the row's loss).
+    The order within a step: a's chunk load is issued first, phase B runs while it is in flight,
+    then a's (max, sum) is reduced and published. HOLD: b's chunk is the one loaded a step
+    earlier, kept in registers (LAG 1: the logits are read once, as the floor counts them);
+    else phase B reads it again. No wait is on the same or a later step's work: with G a
+    multiple of P no row straddles two steps, so the tiles a phase B waits for were published
+    in an earlier step (the interpreter's layout: one program, LAG = P), and the grid never
+    deadlocks if all G programs are resident at once (the launch sizes G from the compiled
+    kernel's occupancy). A row's bits depend on N and BLOCK only, never on the row count or G.
+    VEC: columns a 16-byte vector; the launch checks that rows start on 16-byte boundaries (N,
+    the row strides and the base: `_pipe_fits`), and the hints below tell the compiler so."""
+    pid = tl.program_id(0).to(tl.int64)
+    G = tl.num_programs(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    kp = tl.arange(0, P_P2)
+    scale = 1.0 / tl.load(WS).to(tl.float32)
+    held = tl.zeros([BLOCK], dtype=X.dtype.element_ty)
+    for k in range(0, nsteps):
+        step = tl.full([], 0, tl.int64) + k  # 64-bit tile numbers (k is a plain int when interpreted)
+        a = step * G + pid
+        ra = a // P
+        ca = (a % P) * BLOCK
+        oka = a < ntiles
+        ta = tl.load(T + ra, mask=oka, other=ignore_index)
+        xoff, _ = _row_offsets(ra, N, stride_x, stride_dx, CONTIG)
+        xoff = tl.multiple_of(xoff, VEC)
+        lim = tl.multiple_of(tl.where(oka & (ta != ignore_index), N - ca, 0), VEC)  # ignored: none
+        xa = tl.load(X + xoff + ca + offs, mask=offs < lim, other=-float("inf"), eviction_policy=EV1)
+        b = a - LAG * G
+        okb = (b >= 0) & (b < ntiles)
+        # b's row's slots, first read beside a's chunk (published a step ago: rarely a wait)
+        got = tl.load(SLOTS + (b // P) * P + kp, mask=kp < tl.where(okb, P, 0), other=0x80000000,
+                      volatile=True)
+        if okb:
+            rb = b // P
+            cb = (b % P) * BLOCK
+            tb = tl.load(T + rb)
+            bxoff, dxoff = _row_offsets(rb, N, stride_x, stride_dx, CONTIG)
+            bxoff = tl.multiple_of(bxoff, VEC)
+            dxoff = tl.multiple_of(dxoff, VEC)
+            cols = cb + offs
+            cm = offs < tl.multiple_of(N - cb, VEC)
+            if tb == ignore_index:
+                tl.store(DX + dxoff + cols, tl.zeros([BLOCK], dtype=DX.dtype.element_ty), mask=cm,
+                         cache_modifier=SCM)
+                if cb == 0:
+                    tl.store(LOSSROW + rb, 0.0)
+            else:
+                while tl.min(((got >> 31) & 1).to(tl.int32), axis=0) == 0:
+                    got = tl.load(SLOTS + rb * P + kp, mask=kp < P, other=0x80000000, volatile=True)
+                pm = (got >> 32).to(tl.int32).to(tl.float32, bitcast=True)
+                ps = (got & 0x7FFFFFFF).to(tl.int32).to(tl.float32, bitcast=True)
+                m = tl.max(pm, axis=0)
+                bs = tl.where(m == -float("inf"), 0.0, m)
+                s = tl.sum(tl.where(kp < P, ps * tl.exp(pm - bs), 0.0), axis=0)
+                if HOLD:
+                    x = held.to(tl.float32)
+                else:
+                    x = tl.load(X + bxoff + cols, mask=cm, other=-float("inf"), eviction_policy=EV2).to(tl.float32)
+                rel = (tb - cb).to(tl.int32)
+                g = (tl.exp(x - bs) * (1.0 / s) - tl.where(offs == rel, 1.0, 0.0)) * scale
+                tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=cm, cache_modifier=SCM)
+                if cb == 0:
+                    tl.store(LOSSROW + rb, (bs - _target_logit(X, bxoff, tb, N)) + tl.log(s))
+        if oka:
+            mx = tl.max(xa.to(tl.float32), axis=0)
+            ns = tl.where(mx == -float("inf"), 0.0, mx)
+            _publish_pair(SLOTS, a, mx, tl.sum(tl.exp(xa.to(tl.float32) - ns), axis=0))
+        held = xa
 
 
 # --------------------------------------------------------------------------------------
@@ -526,9 +597,12 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: forward's streaming (max, sum) per part of `lse_part` columns (chunks of `lse_block` on
 #: `lse_warps`), then a gradient kernel over tiles of `gblock` columns on `gwarps` warps (3
 #: passes of traffic, no waiting); "rowloop": one program per row, chunks of `rblock` on `rwarps`,
-#: an online pass then a reverse gradient pass; `rpersist` > 0: a persistent grid of that many
-#: programs per SM looping over the rows (0: one program a row), `revict` 1: evict_last on the
-#: first pass's loads, evict_first on the gradient pass's, the gradient stored streaming (.cs).
+#: an online pass then a reverse gradient pass; `revict` 1: evict_last on the first pass's
+#: loads, evict_first on the gradient pass's, the gradient stored streaming (.cs); "pipe"
+#: (`_pipe`; rows on 16-byte boundaries, else the row loop): a persistent grid of `pper`
+#: programs per SM (at most what fits) over `pblock`-column tiles on `pwarps` warps, each tile's
+#: chunk held in registers (`phold`; 0: read again) while its row's (max, sum) pairs arrive: the
+#: logits read once; `pevict` 1: its loads evict_first, its gradient stored .cs.
 #: Default from the H200 sweep of 2026-12-02 (lab/cross_entropy/sweep-2026-12-02/ce-sweep.md,
 #: 12 bf16 fwd+bwd workloads, cold L2): the row loop on 4096-column chunks and 4 warps was the
 #: fastest candidate at 8 of them and within 4 % of the best at the other 4 (the 4096-part
@@ -546,17 +620,19 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 FWDBWD_RULE = {
     2: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
-        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "rpersist": 0, "revict": 1,
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "revict": 1,
+        "pblock": 4096, "pwarps": 4, "pper": 6, "phold": 1, "pevict": 1,
         "alt_path": "twopass", "alt_from": 0},
     4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
-        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "rpersist": 0, "revict": 0,
+        "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "revict": 0,
+        "pblock": 4096, "pwarps": 4, "pper": 4, "phold": 1, "pevict": 1,
         "alt_path": "twopass", "alt_from": 0},
 }
 #: A sweep's forced candidate: a dict of FWDBWD_RULE keys replacing the rule's (None: the
 #: environment variable KR_CE_FWDBWD, "key=value,key=value", e.g. "path=twopass,gblock=8192").
 FWDBWD_FORCE: dict | None = None
-_PATHS = ("exchange", "twopass", "rowloop")
+_PATHS = ("exchange", "twopass", "rowloop", "pipe")
 
 
 def _forced() -> dict:
@@ -583,7 +659,7 @@ def fwd_bwd_rule(elem_size: int = 2) -> dict:
     return rule
 
 
-def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2) -> dict:
+def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2, path: str | None = None) -> dict:
     """Loss and gradient: the launch of the rule's path (fwd_bwd_rule) for rows of n columns.
 
     "exchange": the row held in registers, whole up to max_row columns, else split in parts of
@@ -591,9 +667,10 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2) -> dict:
     first version's; rows >= sms never split a row within max_row). "twopass" and "rowloop": the
     layout follows n (and the dtype) only, never the row count."""
     rule = fwd_bwd_rule(elem_size)
-    path = rule["path"]
-    if rule["alt_from"] and n >= rule["alt_from"]:
-        path = rule["alt_path"]
+    if path is None:
+        path = rule["path"]
+        if rule["alt_from"] and n >= rule["alt_from"]:
+            path = rule["alt_path"]
     if path == "twopass":
         lb = min(rule["lse_block"], triton.next_power_of_2(n))
         per_part = max(1, rule["lse_part"] // lb)
@@ -604,11 +681,15 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2) -> dict:
                 "SPLIT_P2": triton.next_power_of_2(split), "lse_warps": min(rule["lse_warps"], _warps(lb) * 2),
                 "GBLOCK": gb, "NBLK": -(-n // gb), "gwarps": min(rule["gwarps"], max(1, gb // 256)),
                 "EVICT": bool(rule["evict"]), "REVERSE": bool(rule["reverse"])}
+    if path == "pipe":
+        pb = min(rule["pblock"], triton.next_power_of_2(n))
+        return {"PATH": path, "BLOCK": pb, "P": -(-n // pb), "SPLIT": 1, "SPLIT_P2": 1,
+                "num_warps": min(rule["pwarps"], max(1, pb // 256)), "PER_SM": max(1, int(rule["pper"])),
+                "HOLD": bool(rule["phold"]), "PEVICT": bool(rule["pevict"])}
     if path == "rowloop":
         rb = min(rule["rblock"], triton.next_power_of_2(n))
         return {"PATH": path, "BLOCK": rb, "SPLIT": 1, "SPLIT_P2": 1,
-                "num_warps": min(rule["rwarps"], max(1, rb // 256)),
-                "PERSIST": int(rule["rpersist"]), "REVICT": bool(rule["revict"])}
+                "num_warps": min(rule["rwarps"], max(1, rb // 256)), "REVICT": bool(rule["revict"])}
     np2 = triton.next_power_of_2(n)
     max_row = rule["max_row"]
     want = max(1, -(-2 * sms // max(rows, 1)))
@@ -735,6 +816,69 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor, ignore_index: int 
     return out
 
 
+_OCC: dict = {}
+
+
+def _pipe_fits(x: torch.Tensor, cfg: dict, sms: int) -> bool:
+    """Path "pipe" takes rows that start on 16-byte boundaries (its chunks load as 16-byte
+    vectors: the vocabulary, the row stride and the base on a boundary) and at most as many
+    parts a row as one wave of the grid holds (G >= P); others take the row loop."""
+    vec = 16 // x.element_size()
+    n = x.shape[1]
+    if n % vec or x.stride(0) % vec or x.data_ptr() % 16:
+        return False
+    return _INTERPRET or cfg["P"] <= sms
+
+
+def _pipe_args(x, t, ws, dx, lossrow, slots, ignore_index, ntiles, nsteps, cfg, contig, lag, hold):
+    ev = cfg["PEVICT"]
+    args = (x, t, ws, dx, lossrow, slots, x.stride(0), dx.stride(0), ignore_index, x.shape[1], ntiles, nsteps)
+    kw = dict(P=cfg["P"], P_P2=triton.next_power_of_2(cfg["P"]), BLOCK=cfg["BLOCK"], LAG=lag, HOLD=hold,
+              CONTIG=contig, VEC=16 // x.element_size(), EV1="evict_first" if ev else "", EV2="evict_first" if ev else "",
+              SCM=".cs" if ev else "", num_warps=cfg["num_warps"])
+    return args, kw
+
+
+def _resident(args, kw, device: torch.device) -> int:
+    """How many programs of the compiled `_pipe` fit on one SM at once (registers, shared
+    memory, warps), from the compiled kernel (cached per specialisation)."""
+    key = (device.index, args[0].dtype, args[3].dtype, tuple(sorted(kw.items())))
+    if key not in _OCC:
+        kern = _pipe.warmup(*args, grid=(1,), **kw)
+        kern._init_handles()
+        props = torch.cuda.get_device_properties(device)
+        regs = getattr(props, "regs_per_multiprocessor", 65536)
+        smem = getattr(props, "shared_memory_per_multiprocessor", 233472)
+        warps = kw["num_warps"]
+        per_warp = -(-max(kern.n_regs, 1) * 32 // 256) * 256  # registers go to a warp in 256s
+        fit = min(regs // (per_warp * warps), 64 // warps, 32)
+        shared = kern.metadata.shared
+        if shared:
+            fit = min(fit, smem // shared)
+        _OCC[key] = max(0, fit)
+    return _OCC[key]
+
+
+def _pipe_launch(x, t, ws, dx, lossrow, ignore_index, cfg, contig, sms):
+    rows, n = x.shape
+    p = cfg["P"]
+    ntiles = rows * p
+    slots = torch.zeros(ntiles, dtype=torch.int64, device=x.device)  # flagged (max, sum) pairs
+    if _INTERPRET:  # programs run one after another: one program, phase B P steps behind
+        lag, hold, grid = p, False, 1
+    else:
+        lag, hold = 1, cfg["HOLD"]
+        args, kw = _pipe_args(x, t, ws, dx, lossrow, slots, ignore_index, 0, 0, cfg, contig, lag, hold)
+        per_sm = min(cfg["PER_SM"], _resident(args, kw, x.device))
+        if per_sm < 1 or per_sm * sms < p:
+            raise RuntimeError(f"cross_entropy_fwd_bwd: path 'pipe' needs {p} resident programs "
+                               f"({cfg['BLOCK']}-column parts), the GPU holds {per_sm} a SM")
+        grid = min(per_sm * sms // p * p, ntiles)  # a multiple of P: no row straddles two steps
+    nsteps = -(-ntiles // grid) + lag
+    args, kw = _pipe_args(x, t, ws, dx, lossrow, slots, ignore_index, ntiles, nsteps, cfg, contig, lag, hold)
+    _pipe[(grid,)](*args, **kw)
+
+
 def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
                           ignore_index: int = -100) -> tuple[torch.Tensor, torch.Tensor]:
     """(loss, dlogits): the mean cross-entropy and its gradient with respect to the logits (for
@@ -744,9 +888,12 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
     rows, n = x.shape
     out = torch.empty((), dtype=x.dtype, device=x.device)
     dx = torch.empty((rows, n), dtype=x.dtype, device=x.device)
-    cfg = plan_fwd_bwd(n, rows, _sm_count(x.device), x.element_size())
-    path, split, p2 = cfg["PATH"], cfg["SPLIT"], cfg["SPLIT_P2"]
+    sms = _sm_count(x.device)
+    cfg = plan_fwd_bwd(n, rows, sms, x.element_size())
     contig = x.stride(0) == n
+    if cfg["PATH"] == "pipe" and not _pipe_fits(x, cfg, sms):
+        cfg = plan_fwd_bwd(n, rows, sms, x.element_size(), path="rowloop")
+    path, split, p2 = cfg["PATH"], cfg["SPLIT"], cfg["SPLIT_P2"]
     with _on(x.device):
         if path == "twopass":
             pm = torch.empty(max(rows * split, 1), dtype=torch.float32, device=x.device)
@@ -767,16 +914,22 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
             _finish_launch(pm, ps, xt, xt, t, out, ws, rows, split, p2, ignore_index, True)
             return out, dx
         lossrow = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
+        if path == "pipe":
+            ws = _workspace(x.device, 0, 0)
+            if rows:
+                _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
+                _pipe_launch(x, t, ws, dx, lossrow, ignore_index, cfg, contig, sms)
+            _finish_launch(lossrow, lossrow, lossrow, lossrow, t, out, ws, rows, 1, 1, ignore_index, False)
+            return out, dx
         per_row = 2 * p2 if split > 1 else 0
         ws = _workspace(x.device, rows if split > 1 else 0, per_row)
         if rows:
             _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
             if path == "rowloop":
-                grid = min(rows, cfg["PERSIST"] * _sm_count(x.device)) if cfg["PERSIST"] else rows
                 ev = cfg["REVICT"]
-                _rowloop[(grid,)](x, t, ws, dx, lossrow, x.stride(0), dx.stride(0), ignore_index, n, rows,
+                _rowloop[(rows,)](x, t, ws, dx, lossrow, x.stride(0), dx.stride(0), ignore_index, n,
                                   BLOCK=cfg["BLOCK"], CONTIG=contig, VEC=align_vec(x.element_size(), contig, n, x.data_ptr()),
-                                  PERSIST=grid < rows, EV1="evict_last" if ev else "", EV2="evict_first" if ev else "",
+                                  EV1="evict_last" if ev else "", EV2="evict_first" if ev else "",
                                   SCM=".cs" if ev else "", num_warps=cfg["num_warps"])
             else:
                 slots = ws[2:2 + rows * per_row] if split > 1 else ws

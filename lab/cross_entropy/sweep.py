@@ -60,17 +60,24 @@ CANDS: dict[str, dict] = {
     "rl4k8": {"path": "rowloop", "rblock": 4096, "rwarps": 8},
     "rl4k4": {"path": "rowloop", "rblock": 4096, "rwarps": 4},
     "rl8k16": {"path": "rowloop", "rblock": 8192, "rwarps": 16},
-    # 2026-12-06: the row loop's second read from the L2. A persistent grid of P programs per
-    # SM (`rpersist`) keeps only 132·P rows between their two passes (bf16 128256: 256 KB a row,
-    # 34 MB at P = 1 against the H200's 60 MB L2); `-ev` (`revict`): first pass evict_last,
-    # gradient pass evict_first, gradient stores .cs. The floor's 2 units of traffic against the
-    # row loop's 3 is the gap to close (fwd+bwd 1.40-1.72x the floor, lab/cross_entropy/NOTES.md).
+    # 2026-12-06: the row loop's eviction hints (`revict`): first pass evict_last, gradient pass
+    # evict_first, gradient stores .cs (in the rule since f786dfa).
     "rl4k4-ev": {"path": "rowloop", "rblock": 4096, "rwarps": 4, "revict": 1},
-    "rl8k16-p1": {"path": "rowloop", "rblock": 8192, "rwarps": 16, "rpersist": 1},
-    "rl8k16-p1-ev": {"path": "rowloop", "rblock": 8192, "rwarps": 16, "rpersist": 1, "revict": 1},
-    "rl16k16-p1-ev": {"path": "rowloop", "rblock": 16384, "rwarps": 16, "rpersist": 1, "revict": 1},
-    "rl4k8-p2-ev": {"path": "rowloop", "rblock": 4096, "rwarps": 8, "rpersist": 2, "revict": 1},
-    "rl4k4-p4-ev": {"path": "rowloop", "rblock": 4096, "rwarps": 4, "rpersist": 4, "revict": 1},
+    # (the persistent row loop, `rpersist`, lost everywhere on 2026-12-06 and was removed.)
+    # 2026-12-06 (second session): path "pipe", the logits read once. Nsight Compute on the row
+    # loop at 4096 x 128256 bf16 (lab/device-2026-12-06c/ncu): DRAM 87 % busy, L2 hit rate 36 %,
+    # ~2.99 GB moved against the floor's 2.10 GB: traffic-bound, the second read mostly from DRAM.
+    # "pipe": a persistent grid over BLOCK-column tiles, each tile's chunk held in registers for
+    # one step while the row's (max, sum) pairs come in (`pblock`, `pwarps`, `pper` programs per
+    # SM, `phold` 0: read the chunk again instead, `pevict` the streaming hints).
+    # (registers from lab/softmax/aot_check.py --ce: bf16 4096/4 80 -> 6 a SM, 4096/8 48 -> 5,
+    # 8192/8 96 -> 2, 16384/16 101 -> 1)
+    "pipe4k4-p6": {"path": "pipe", "pblock": 4096, "pwarps": 4, "pper": 6},
+    "pipe4k8-p5": {"path": "pipe", "pblock": 4096, "pwarps": 8, "pper": 5},
+    "pipe8k8-p2": {"path": "pipe", "pblock": 8192, "pwarps": 8, "pper": 2},
+    "pipe16k16": {"path": "pipe", "pblock": 16384, "pwarps": 16, "pper": 1},
+    "pipe4k4-p6-noev": {"path": "pipe", "pblock": 4096, "pwarps": 4, "pper": 6, "pevict": 0},
+    "pipe4k4-p3": {"path": "pipe", "pblock": 4096, "pwarps": 4, "pper": 3},
     # the aligned-row layout (kr_triton.ALIGN, 2026-12-03) off: the plain layout beside it
     "rule-plain": {"align": 0},
     "x4k4-plain": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "align": 0},

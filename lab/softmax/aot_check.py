@@ -72,14 +72,19 @@ if "--ce" in sys.argv:
                             "ignore_index": "i32", "N": "i32"},
            {"BLOCK": GB, "SPLIT_P2": 16, "CONTIG": True, "REVERSE": True, "EVICT": ""}, w, f"ce grad tiles {dt} B{GB} w{w}")
     rl = {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "LOSSROW": "*fp32",
-          "stride_x": "i32", "stride_dx": "i32", "ignore_index": "i32", "N": "i32", "ROWS": "i32"}
+          "stride_x": "i32", "stride_dx": "i32", "ignore_index": "i32", "N": "i32"}
     for RB, w in [(4096, 8), (8192, 16), (4096, 4)]:
-      comp(ce._rowloop, rl, {"BLOCK": RB, "CONTIG": True, "VEC": 0, "PERSIST": False, "EV1": "", "EV2": "", "SCM": ""}, w,
+      comp(ce._rowloop, rl, {"BLOCK": RB, "CONTIG": True, "VEC": 0, "EV1": "", "EV2": "", "SCM": ""}, w,
            f"ce rowloop {dt} B{RB} w{w}")
-    # the persistent row loop with L2 eviction hints (rule keys rpersist, revict; sweep.py rl*-p*)
-    for RB, w in [(4096, 4), (8192, 8), (8192, 16), (16384, 16)]:
-      comp(ce._rowloop, rl, {"BLOCK": RB, "CONTIG": True, "VEC": 0, "PERSIST": True, "EV1": "evict_last",
-                             "EV2": "evict_first", "SCM": ".cs"}, w, f"ce rowloop persistent evict {dt} B{RB} w{w}")
+    comp(ce._rowloop, rl, {"BLOCK": 4096, "CONTIG": True, "VEC": 0, "EV1": "evict_last", "EV2": "evict_first",
+                           "SCM": ".cs"}, 4, f"ce rowloop evict {dt} B4096 w4")
+    # path "pipe" (sweep.py pipe*): the persistent pipeline, chunks held (or read again)
+    pp = dict(rl, SLOTS="*i64", ntiles="i32", nsteps="i32")
+    vec = 8 if dt == "bf16" else 4
+    for PB, w, hold in [(8192, 8, True), (4096, 4, True), (4096, 8, True), (16384, 16, True), (8192, 8, False)]:
+      comp(ce._pipe, pp, {"P": 16, "P_P2": 16, "BLOCK": PB, "LAG": 1, "HOLD": hold, "CONTIG": True, "VEC": vec,
+                          "EV1": "evict_first", "EV2": "evict_first", "SCM": ".cs"}, w,
+           f"ce pipe {dt} B{PB} w{w} hold{int(hold)}")
     comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32",
                          "split": "i32", "ignore_index": "i32", "N": "i32"},
          {"BLOCK": 4096, "PART": 16384, "CONTIG": True, "EVICT": "", "VEC": 0}, 8, f"ce lse {dt}")

@@ -248,12 +248,14 @@ def _gather_pairs(slots, k, kmask, WAIT: tl.constexpr):
 @triton.jit(do_not_specialize=["stride_x", "stride_dx", "split", "ignore_index"])
 def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, ignore_index, N,
              BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
-             PHASE: tl.constexpr, PAIR: tl.constexpr):
+             PHASE: tl.constexpr, PAIR: tl.constexpr, EXP1: tl.constexpr = False):
     """Path "exchange" (and "whole" when SPLIT_P2 == 1). Program (row, part): its BLOCK columns
     of the row's gradient, and (part 0) the row's loss. PHASE 0: the whole job; 1 and 2: the
     interpreter's split halves (publish; combine, write). PAIR: (max, sum) in one 64-bit slot
     (one atomic, one wait); else two slots (the first version). The slots of a row: 2 * SPLIT_P2
-    either way (PAIR uses the first half)."""
+    either way (PAIR uses the first half). EXP1 (rule key `xexp`): one exp an element, not two:
+    the gradient as e * exp(m_i - lse_max) / total from the part's e = exp(x - m_i), kept from
+    the (max, sum) it published (fewer instructions an element; other bits)."""
     pid = tl.program_id(0).to(tl.int64)
     row = pid // split
     part = pid % split
@@ -274,20 +276,21 @@ def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, igno
         xt = 0.0
         if part == 0:  # issued before the exchange: its latency hides behind the wait
             xt = _target_logit(X, xoff, t, N)
+        ms = tl.where(mx == -float("inf"), 0.0, mx)
+        e = tl.exp(x - ms)
         if SPLIT_P2 == 1:
-            bs = tl.where(mx == -float("inf"), 0.0, mx)
-            total = tl.sum(tl.exp(x - bs), axis=0)
+            bs = ms
+            total = tl.sum(e, axis=0)
         else:
             slots = SLOTS + row * (2 * SPLIT_P2)
             k = tl.arange(0, SPLIT_P2)
             kmask = k < split
             if PHASE != 2:
-                ms = tl.where(mx == -float("inf"), 0.0, mx)
                 if PAIR:
-                    _publish_pair(slots, part, mx, tl.sum(tl.exp(x - ms), axis=0))
+                    _publish_pair(slots, part, mx, tl.sum(e, axis=0))
                 else:
                     _publish(slots, part, mx)
-                    _publish(slots, SPLIT_P2 + part, tl.sum(tl.exp(x - ms), axis=0))
+                    _publish(slots, SPLIT_P2 + part, tl.sum(e, axis=0))
             bs = 0.0
             total = 0.0
             if PHASE != 1:
@@ -302,7 +305,10 @@ def _fwd_bwd(X, T, WS, DX, LOSSROW, SLOTS, DEP, stride_x, stride_dx, split, igno
                 total = tl.sum(tl.where(kmask, ps * tl.exp(pm - bs), 0.0), axis=0)
         if PHASE != 1:
             scale = 1.0 / tl.load(WS).to(tl.float32)
-            p = tl.exp(x - bs) * (1.0 / total)
+            if EXP1:  # mx = -inf (a part of -inf only): exp(-inf) = 0, never 0 * inf
+                p = e * (tl.exp(mx - bs) / total)
+            else:
+                p = tl.exp(x - bs) * (1.0 / total)
             g = (p - tl.where(hit, 1.0, 0.0)) * scale
             tl.store(DX + dxoff + offs, g.to(DX.dtype.element_ty), mask=m)
             if part == 0:
@@ -485,9 +491,10 @@ def _pipe(X, T, WS, DX, LOSSROW, SLOTS, stride_x, stride_dx, ignore_index, N, nt
     64-bit slot, `_publish_pair`) and tile b = a - LAG * G through phase B (wait for the P slots
     of b's row, combine them in a fixed order, write b's gradient; part 0 also the row's loss).
     The order within a step: a's chunk load is issued first, phase B runs while it is in flight,
-    then a's (max, sum) is reduced and published. HOLD: b's chunk is the one loaded a step
-    earlier, kept in registers (LAG 1: the logits are read once, as the floor counts them);
-    else phase B reads it again. No wait is on the same or a later step's work: with G a
+    then a's (max, sum) is reduced and published. HOLD 1: b's chunk is the one loaded a step
+    earlier, kept in registers (LAG 1: the logits are read once, as the floor counts them); 2:
+    its exp(x - m_b) kept instead (fp32, twice the registers of bf16; one exp an element, not
+    two: the gradient is e * exp(m_b - lse_max) / total); 0: phase B reads the chunk again. No wait is on the same or a later step's work: with G a
     multiple of P no row straddles two steps, so the tiles a phase B waits for were published
     in an earlier step (the interpreter's layout: one program, LAG = P), and the grid never
     deadlocks if all G programs are resident at once (the launch sizes G from the compiled
@@ -500,6 +507,8 @@ def _pipe(X, T, WS, DX, LOSSROW, SLOTS, stride_x, stride_dx, ignore_index, N, nt
     kp = tl.arange(0, P_P2)
     scale = 1.0 / tl.load(WS).to(tl.float32)
     held = tl.zeros([BLOCK], dtype=X.dtype.element_ty)
+    held_e = tl.zeros([BLOCK], dtype=tl.float32)
+    held_m = tl.full([], 0.0, tl.float32)
     for k in range(0, nsteps):
         step = tl.full([], 0, tl.int64) + k  # 64-bit tile numbers (k is a plain int when interpreted)
         a = step * G + pid
@@ -538,20 +547,27 @@ def _pipe(X, T, WS, DX, LOSSROW, SLOTS, stride_x, stride_dx, ignore_index, N, nt
                 m = tl.max(pm, axis=0)
                 bs = tl.where(m == -float("inf"), 0.0, m)
                 s = tl.sum(tl.where(kp < P, ps * tl.exp(pm - bs), 0.0), axis=0)
-                if HOLD:
-                    x = held.to(tl.float32)
+                if HOLD == 2:  # held_m = -inf (a tile of -inf only): exp(-inf) = 0, never 0 * inf
+                    p = held_e * (tl.exp(held_m - bs) / s)
+                elif HOLD == 1:
+                    p = tl.exp(held.to(tl.float32) - bs) * (1.0 / s)
                 else:
                     x = tl.load(X + bxoff + cols, mask=cm, other=-float("inf"), eviction_policy=EV2).to(tl.float32)
+                    p = tl.exp(x - bs) * (1.0 / s)
                 rel = (tb - cb).to(tl.int32)
-                g = (tl.exp(x - bs) * (1.0 / s) - tl.where(offs == rel, 1.0, 0.0)) * scale
+                g = (p - tl.where(offs == rel, 1.0, 0.0)) * scale
                 tl.store(DX + dxoff + cols, g.to(DX.dtype.element_ty), mask=cm, cache_modifier=SCM)
                 if cb == 0:
                     tl.store(LOSSROW + rb, (bs - _target_logit(X, bxoff, tb, N)) + tl.log(s))
+        mx = tl.max(xa.to(tl.float32), axis=0)
+        ea = tl.exp(xa.to(tl.float32) - tl.where(mx == -float("inf"), 0.0, mx))
         if oka:
-            mx = tl.max(xa.to(tl.float32), axis=0)
-            ns = tl.where(mx == -float("inf"), 0.0, mx)
-            _publish_pair(SLOTS, a, mx, tl.sum(tl.exp(xa.to(tl.float32) - ns), axis=0))
-        held = xa
+            _publish_pair(SLOTS, a, mx, tl.sum(ea, axis=0))
+        if HOLD == 2:
+            held_e = ea
+            held_m = mx
+        else:
+            held = xa
 
 
 # --------------------------------------------------------------------------------------
@@ -618,12 +634,12 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: `alt_path` / `alt_from`: rows of at least alt_from columns take alt_path instead (0: never),
 #: for a sweep that finds one path best at short vocabularies and another at long ones.
 FWDBWD_RULE = {
-    2: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
+    2: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1, "xexp": 0,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "revict": 1,
         "pblock": 4096, "pwarps": 4, "pper": 6, "phold": 1, "pevict": 1,
         "alt_path": "twopass", "alt_from": 0},
-    4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1,
+    4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1, "xexp": 0,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "revict": 0,
         "pblock": 4096, "pwarps": 4, "pper": 4, "phold": 1, "pevict": 1,
@@ -685,7 +701,7 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2, path: st
         pb = min(rule["pblock"], triton.next_power_of_2(n))
         return {"PATH": path, "BLOCK": pb, "P": -(-n // pb), "SPLIT": 1, "SPLIT_P2": 1,
                 "num_warps": min(rule["pwarps"], max(1, pb // 256)), "PER_SM": max(1, int(rule["pper"])),
-                "HOLD": bool(rule["phold"]), "PEVICT": bool(rule["pevict"])}
+                "HOLD": int(rule["phold"]), "PEVICT": bool(rule["pevict"])}
     if path == "rowloop":
         rb = min(rule["rblock"], triton.next_power_of_2(n))
         return {"PATH": path, "BLOCK": rb, "SPLIT": 1, "SPLIT_P2": 1,
@@ -706,7 +722,7 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2, path: st
                 "PAIR": False}  # whole rows: no exchange
     warps = rule["warps"] if block == rule["block"] else _warps(block)
     return {"PATH": "exchange", "BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
-            "num_warps": warps, "PAIR": bool(rule["pair"])}
+            "num_warps": warps, "PAIR": bool(rule["pair"]), "EXP1": bool(rule["xexp"])}
 
 
 #: Aligned rows (odd vocabularies): contiguous logits whose rows do not all start on a 16-byte
@@ -864,8 +880,9 @@ def _pipe_launch(x, t, ws, dx, lossrow, ignore_index, cfg, contig, sms):
     p = cfg["P"]
     ntiles = rows * p
     slots = torch.zeros(ntiles, dtype=torch.int64, device=x.device)  # flagged (max, sum) pairs
-    if _INTERPRET:  # programs run one after another: one program, phase B P steps behind
-        lag, hold, grid = p, False, 1
+    if _INTERPRET:  # programs run one after another: one program, phase B P steps behind (a
+        # held chunk only with one tile a row: LAG 1)
+        lag, hold, grid = p, cfg["HOLD"] if p == 1 else 0, 1
     else:
         lag, hold = 1, cfg["HOLD"]
         args, kw = _pipe_args(x, t, ws, dx, lossrow, slots, ignore_index, 0, 0, cfg, contig, lag, hold)
@@ -935,7 +952,7 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
                 slots = ws[2:2 + rows * per_row] if split > 1 else ws
                 dep = ws[2 + rows * per_row:2 + rows * (per_row + 1)] if split > 1 else ws
                 args = (x, t, ws, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index, n)
-                kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=contig, PAIR=cfg["PAIR"],
+                kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=contig, PAIR=cfg["PAIR"], EXP1=cfg.get("EXP1", False),
                           num_warps=cfg["num_warps"])
                 grid = (rows * split,)
                 if split > 1 and _INTERPRET:

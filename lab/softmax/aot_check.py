@@ -64,8 +64,11 @@ if "--ce" in sys.argv:
     for BLOCK, P2, w, pair in [(8192, 32, 16, 0), (8192, 32, 16, 1), (8192, 32, 8, 1), (4096, 64, 4, 1),
                                (4096, 64, 8, 1), (2048, 128, 4, 1), (16384, 16, 16, 1), (16384, 1, 16, 0),
                                (32768, 1, 32, 0)]:
-      comp(ce._fwd_bwd, fb, {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": bool(pair)}, w,
-           f"ce fb {dt} B{BLOCK} P{P2} w{w} pair{pair}")
+      comp(ce._fwd_bwd, fb, {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": bool(pair),
+                            "EXP1": False}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w} pair{pair}")
+    for BLOCK, P2, w in [(4096, 64, 4), (2048, 128, 4), (8192, 32, 8)]:  # one exp an element (xexp)
+      comp(ce._fwd_bwd, fb, {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": True,
+                            "EXP1": True}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w} pair1 exp1")
     for GB, w in [(4096, 8), (8192, 8), (4096, 4), (2048, 4)]:
       comp(ce._grad_tiles, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "PM": "*fp32", "PS": "*fp32",
                             "stride_x": "i32", "stride_dx": "i32", "split": "i32", "nblk": "i32", "ntiles": "i32",
@@ -81,7 +84,8 @@ if "--ce" in sys.argv:
     # path "pipe" (sweep.py pipe*): the persistent pipeline, chunks held (or read again)
     pp = dict(rl, SLOTS="*i64", ntiles="i32", nsteps="i32")
     vec = 8 if dt == "bf16" else 4
-    for PB, w, hold in [(8192, 8, True), (4096, 4, True), (4096, 8, True), (16384, 16, True), (8192, 8, False)]:
+    for PB, w, hold in [(8192, 8, 1), (4096, 4, 1), (4096, 8, 1), (16384, 16, 1), (8192, 8, 0), (4096, 4, 2),
+                        (8192, 8, 2), (4096, 8, 2)]:
       comp(ce._pipe, pp, {"P": 16, "P_P2": 16, "BLOCK": PB, "LAG": 1, "HOLD": hold, "CONTIG": True, "VEC": vec,
                           "EV1": "evict_first", "EV2": "evict_first", "SCM": ".cs"}, w,
            f"ce pipe {dt} B{PB} w{w} hold{int(hold)}")
@@ -114,7 +118,7 @@ for dt in ("bf16", "fp32"):
     comp(sm._bwd, {"Yp": f"*{dt}", "DY": f"*{dt}", "DX": f"*{dt}", "SLOTS": "*i64", "DEP": "*i32", "stride_y": "i32", "stride_dy": "i32", "stride_dx": "i32", "split": "i32", "N": "i32"},
          {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "G": G[dt]}, w, f"sm bwd {dt} B{BLOCK} P{P2} w{w}")
     comp(ce._fwd_bwd, {"X": f"*{dt}", "T": "*i64", "WS": "*i64", "DX": f"*{dt}", "LOSSROW": "*fp32", "SLOTS": "*i64", "DEP": "*i64", "stride_x": "i32", "stride_dx": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"},
-         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": P2 > 1}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w}")
+         {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": P2 > 1, "EXP1": False}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w}")
   comp(ce._lse_parts, {"X": f"*{dt}", "T": "*i64", "PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "stride_x": "i32", "split": "i32", "ignore_index": "i32", "N": "i32"},
        {"BLOCK": 4096, "PART": 131072, "CONTIG": True, "EVICT": ""}, 8, f"ce lse {dt}")
 comp(ce._finish, {"PM": "*fp32", "PS": "*fp32", "XT": "*fp32", "LOSSROW": "*fp32", "T": "*i64", "OUT": "*bf16", "BSUM": "*fp32", "BCNT": "*fp32", "WS": "*i64", "rows": "i32", "split": "i32", "ignore_index": "i32", "nblocks": "i32"},

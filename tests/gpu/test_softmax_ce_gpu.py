@@ -344,6 +344,8 @@ CE_PATHS = {
     # the persistent pipeline: chunks held (the rule's), or read again; fp32 151937: the row loop
     "pipe": {"path": "pipe"},
     "pipe-reread-4k": {"path": "pipe", "pblock": 4096, "pwarps": 4, "pper": 4, "phold": 0},
+    "pipe-exp": {"path": "pipe", "phold": 2},
+    "exchange-exp1": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "xexp": 1},
 }
 
 
@@ -357,6 +359,8 @@ def test_cross_entropy_fwd_bwd_paths(name, dtype, rows, vocab, monkeypatch):
     t[1] = -100
     t[-1] = vocab - 1
     x[0, (int(t[0]) + 1) % vocab] = -math.inf
+    x[2, :8192] = -math.inf  # whole parts and tiles of -inf beside finite ones (no 0 * inf)
+    t[2] = vocab - 2
     loss_ref, g_ref = ce_ref(x, t)
     loss, dx = ce.cross_entropy_fwd_bwd(x, t)
     lt = 1e-5 if dtype == torch.float32 else 4e-3

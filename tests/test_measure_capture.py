@@ -3,6 +3,7 @@ run on a CPU with device_time_cuda standing in for the GPU."""
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 
 import pytest
@@ -105,3 +106,19 @@ def test_an_out_of_memory_try_is_made_once_more_after_freeing_the_cache(monkeypa
     outcomes[:] = [oom]
     tries.clear()
     assert measure.measure_one(None, None, "w4", {"device": "cpu"})["status"] == "failed" and tries == ["w4"]
+
+
+def test_workers_get_expandable_segments_unless_the_caller_sets_the_allocator(monkeypatch):
+    """A worker's allocator uses expandable segments (its idle cache can be handed back whatever
+    tensors outlive a workload); a PYTORCH_CUDA_ALLOC_CONF of the caller's, or one given for the
+    worker, is kept as it is."""
+    from site_builder.runner import spawn
+
+    monkeypatch.delenv("PYTORCH_CUDA_ALLOC_CONF", raising=False)
+    env = spawn.worker_env({"CUDA_VISIBLE_DEVICES": "1"})
+    assert env["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True" and env["CUDA_VISIBLE_DEVICES"] == "1"
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == str(spawn.REPO_ROOT)
+    assert spawn.worker_env({"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:512"})["PYTORCH_CUDA_ALLOC_CONF"] == \
+        "max_split_size_mb:512"
+    monkeypatch.setenv("PYTORCH_CUDA_ALLOC_CONF", "backend:cudaMallocAsync")
+    assert spawn.worker_env()["PYTORCH_CUDA_ALLOC_CONF"] == "backend:cudaMallocAsync"

@@ -61,6 +61,7 @@ step "sweep: SWEEP_BUDGET $budget s, timeout $left s"
 args=(--out "$work" --tune "${TUNE:-6}")
 [ -n "${CANDS:-}" ] && args+=(--cands "$CANDS")
 [ -n "${SELECT:-}" ] && args+=(--select "$SELECT")
+[ -n "${SHAPES:-}" ] && args+=(--shapes "$SHAPES")
 [ "${DRY:-0}" = 1 ] && args+=(--dry-run)
 SWEEP_BUDGET=$budget timeout "$left" "$py" lab/cross_entropy/sweep.py "${args[@]}" > "$work/sweep.log" 2>&1
 step "sweep.py: exit $?"

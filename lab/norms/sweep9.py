@@ -7,7 +7,8 @@ lab/device-2026-12-06d/README.md):
   1.23x (3 MB). Candidate: the aligned chunked kernel of the pending patch
   `lab/pending/rmsnorm-aligned-chunked.patch` (`_fwd_chunked_aligned`: each row's head in a small
   masked step, full chunks as 16-byte vectors from its first boundary), kind "chunked" with
-  ALIGN 1, at several chunk sizes and warps;
+  ALIGN 1, at several chunk sizes and warps, and its one-pass twin `_fwd_aligned` (kind
+  "aligned": rows whole in registers, the body's whole vectors 16 bytes wide) up to 16384;
 * rows of the split class above 8192 (8192 < n < 16384, a multiple of 16 bytes, not a power of
   two): 5692 x 8704 bf16 1.11x FlashInfer (the split kernel, 8192 + 512, on 16 warps; FlashInfer
   and QuACK 1.03x the floor). Candidates: the masked block of 16384, the chunked loop;
@@ -79,13 +80,20 @@ def _aligned(block, warps):
     return {**_chunked(block, warps), "ALIGN": 1}
 
 
+def _in_regs(n: int, rows: int, warps: int) -> dict:
+    """`_fwd_aligned` (kind "aligned"): rows whole in registers, one pass."""
+    return {"kind": "aligned", "BLOCK": 1 << (n - 1).bit_length(), "ROWS": rows, "num_warps": warps}
+
+
 def _cands(c: str, n: int, es: int) -> dict:
     if c == "D":
-        return {"rule": None, "achunk4096-w8": _aligned(4096, 8), "achunk8192-w16": _aligned(8192, 16),
+        regs = {} if n > 16384 else {"aligned-w8": _in_regs(n, 1, 8), "aligned-w16": _in_regs(n, 1, 16)}
+        return {"rule": None, **regs, "achunk4096-w8": _aligned(4096, 8), "achunk8192-w16": _aligned(8192, 16),
                 "achunk2048-w4": _aligned(2048, 4), "chunk4096-w8": _chunked(4096, 8)}
     if c == "E":
-        return {"rule": None, "achunk256-w2": _aligned(256, 2), "achunk128-w1": _aligned(128, 1),
-                "achunk512-w4": _aligned(512, 4)}
+        rows = max(1, 4096 // (1 << (n - 1).bit_length()))
+        return {"rule": None, f"aligned-r{rows}-w8": _in_regs(n, rows, 8), f"aligned-r{rows}-w4": _in_regs(n, rows, 4),
+                "aligned-r1-w2": _in_regs(n, 1, 2), "achunk256-w2": _aligned(256, 2), "achunk512-w4": _aligned(512, 4)}
     if c == "G":
         return {"rule": None, "masked8192-w8": _rows(8192, 1, 8, True), "masked8192-w16": _rows(8192, 1, 16, True),
                 "masked8192-w4": _rows(8192, 1, 4, True)}

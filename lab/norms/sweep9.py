@@ -5,10 +5,11 @@ lab/device-2026-12-06d/README.md):
 * odd rows (a length that is not a multiple of 16 bytes, so most rows start off a boundary and
   every access is one element): 1409 x 18901 bf16 1.49x FlashInfer, 18899 x 511 1.15x, 1570 x 479
   1.23x (3 MB). Candidate: the aligned chunked kernel of the pending patch
-  `lab/pending/rmsnorm-aligned-chunked.patch` (`_fwd_chunked_aligned`: each row's head in a small
+  `lab/pending/norms-aligned-forwards.patch` (`_fwd_chunked_aligned`: each row's head in a small
   masked step, full chunks as 16-byte vectors from its first boundary), kind "chunked" with
   ALIGN 1, at several chunk sizes and warps, and its one-pass twin `_fwd_aligned` (kind
-  "aligned": rows whole in registers, the body's whole vectors 16 bytes wide) up to 16384;
+  "aligned": rows whole in registers, the body's whole vectors 16 bytes wide) up to 16384, and
+  LayerNorm's `_fwd_aligned` (same patch) on the layernorm family's draws;
 * rows of the split class above 8192 (8192 < n < 16384, a multiple of 16 bytes, not a power of
   two): 5692 x 8704 bf16 1.11x FlashInfer (the split kernel, 8192 + 512, on 16 warps; FlashInfer
   and QuACK 1.03x the floor). Candidates: the masked block of 16384, the chunked loop;
@@ -23,7 +24,7 @@ one judge the rules chosen.
 Needs the pending patch applied (the ALIGN candidates fail without it: "unknown" is recorded, the
 rest runs):
 
-    git apply lab/pending/rmsnorm-aligned-chunked.patch
+    git apply lab/pending/norms-aligned-forwards.patch
     python3 lab/norms/sweep9.py --list                      # the tune shapes, per class (no GPU)
     python3 lab/norms/sweep9.py --out $OUT/sweep9.json      # on the GPU (sweep2's harness)
     TRITON_INTERPRET=1 python3 lab/norms/sweep9.py --dry-run --out /tmp/s9.json   # CPU
@@ -60,19 +61,20 @@ def _class(kind: str, n: int, elsize: int, rows: int) -> str | None:
 
 
 def tune_shapes(fams: dict) -> list[tuple[str, str, str, int, int]]:
-    """(family, class, workload spec, hidden, element size), PER_CLASS a class, rmsnorm only (the
-    aligned kernel is rmsnorm's so far), in the order the sampler drew them."""
+    """(family, class, workload spec, hidden, element size), PER_CLASS a class and family
+    (rmsnorm first), in the order each family's sampler drew them."""
     size = {"bfloat16": 2, "float16": 2, "float32": 4}
     out, seen = [], {}
-    for s in fams["rmsnorm"].sample_shapes(DRAWS, TUNE_SEED):
-        n, es = s.sizes["hidden"], size[s.dtype]
-        c = _class(s.kind, n, es, s.sizes["rows"])
-        if c is None or seen.get(c, 0) >= PER_CLASS:
-            continue
-        if 2 * s.sizes["rows"] * n * es < CLASS_MIN_BYTES.get(c, MIN_BYTES):
-            continue
-        seen[c] = seen.get(c, 0) + 1
-        out.append(("rmsnorm", c, f"fwd:{s.sizes['rows']}x{n}:{s.dtype}", n, es))
+    for fid in ("rmsnorm", "layernorm"):
+        for s in fams[fid].sample_shapes(DRAWS, TUNE_SEED):
+            n, es = s.sizes["hidden"], size[s.dtype]
+            c = _class(s.kind, n, es, s.sizes["rows"])
+            if c is None or seen.get((fid, c), 0) >= PER_CLASS:
+                continue
+            if 2 * s.sizes["rows"] * n * es < CLASS_MIN_BYTES.get(c, MIN_BYTES):
+                continue
+            seen[(fid, c)] = seen.get((fid, c), 0) + 1
+            out.append((fid, c, f"fwd:{s.sizes['rows']}x{n}:{s.dtype}", n, es))
     return out
 
 
@@ -85,15 +87,19 @@ def _in_regs(n: int, rows: int, warps: int) -> dict:
     return {"kind": "aligned", "BLOCK": 1 << (n - 1).bit_length(), "ROWS": rows, "num_warps": warps}
 
 
-def _cands(c: str, n: int, es: int) -> dict:
+def _cands(fid: str, c: str, n: int, es: int) -> dict:
+    """Candidates of a class; the aligned chunked loop (ALIGN) is rmsnorm's only."""
+    rms = fid == "rmsnorm"
     if c == "D":
         regs = {} if n > 16384 else {"aligned-w8": _in_regs(n, 1, 8), "aligned-w16": _in_regs(n, 1, 16)}
-        return {"rule": None, **regs, "achunk4096-w8": _aligned(4096, 8), "achunk8192-w16": _aligned(8192, 16),
-                "achunk2048-w4": _aligned(2048, 4), "chunk4096-w8": _chunked(4096, 8)}
+        loops = {"achunk4096-w8": _aligned(4096, 8), "achunk8192-w16": _aligned(8192, 16),
+                 "achunk2048-w4": _aligned(2048, 4)} if rms else {}
+        return {"rule": None, **regs, **loops, "chunk4096-w8": _chunked(4096, 8)}
     if c == "E":
         rows = max(1, 4096 // (1 << (n - 1).bit_length()))
+        loops = {"achunk256-w2": _aligned(256, 2), "achunk512-w4": _aligned(512, 4)} if rms else {}
         return {"rule": None, f"aligned-r{rows}-w8": _in_regs(n, rows, 8), f"aligned-r{rows}-w4": _in_regs(n, rows, 4),
-                "aligned-r1-w2": _in_regs(n, 1, 2), "achunk256-w2": _aligned(256, 2), "achunk512-w4": _aligned(512, 4)}
+                "aligned-r1-w2": _in_regs(n, 1, 2), **loops}
     if c == "G":
         return {"rule": None, "masked8192-w8": _rows(8192, 1, 8, True), "masked8192-w16": _rows(8192, 1, 16, True),
                 "masked8192-w4": _rows(8192, 1, 4, True)}
@@ -104,8 +110,8 @@ def _cands(c: str, n: int, es: int) -> dict:
 def items(kr: dict) -> list[dict]:
     from site_builder.runner.families import KERNELS_ROOT, load_family
 
-    fams = {"rmsnorm": load_family(KERNELS_ROOT, "rmsnorm")}
-    return [it(fid, [spec], ("fwd", n, es), _cands(c, n, es)) for fid, c, spec, n, es in tune_shapes(fams)]
+    fams = {f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}
+    return [it(fid, [spec], ("fwd", n, es), _cands(fid, c, n, es)) for fid, c, spec, n, es in tune_shapes(fams)]
 
 
 if __name__ == "__main__":
@@ -113,7 +119,7 @@ if __name__ == "__main__":
         sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
         from site_builder.runner.families import KERNELS_ROOT, load_family
 
-        for row in tune_shapes({"rmsnorm": load_family(KERNELS_ROOT, "rmsnorm")}):
+        for row in tune_shapes({f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}):
             print(*row[:3])
         sys.exit(0)
     sweep2.ITEMS = items

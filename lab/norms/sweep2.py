@@ -415,6 +415,23 @@ def main() -> int:
     return 0
 
 
+def tuned_main(items_fn, tune_shapes_fn) -> int:
+    """The entry point of a sweep over tune shapes (sweeps 8, 9): `--list` prints the shapes
+    tune_shapes_fn draws from both norm families (no GPU); otherwise main() over items_fn's
+    items, without sweep 2's random shapes unless --random is given."""
+    if "--list" in sys.argv:
+        from site_builder.runner.families import KERNELS_ROOT, load_family
+
+        for row in tune_shapes_fn({f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}):
+            print(*row[:3])
+        return 0
+    global ITEMS
+    ITEMS = items_fn
+    if "--random" not in sys.argv:
+        sys.argv += ["--random", "0"]
+    return main()
+
+
 def _med(t) -> float | None:
     return statistics.median(t["device"]) if t and t["device"] else None
 

@@ -102,15 +102,4 @@ def items(kr: dict) -> list[dict]:
 
 
 if __name__ == "__main__":
-    if "--list" in sys.argv:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-        from site_builder.runner.families import KERNELS_ROOT, load_family
-
-        fams = {f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}
-        for row in tune_shapes(fams):
-            print(*row[:3])
-        sys.exit(0)
-    sweep2.ITEMS = items
-    if "--random" not in sys.argv:
-        sys.argv += ["--random", "0"]
-    sys.exit(sweep2.main())
+    sys.exit(sweep2.tuned_main(items, tune_shapes))

@@ -9,7 +9,7 @@ lab/device-2026-12-06d/README.md):
   masked step, full chunks as 16-byte vectors from its first boundary), kind "chunked" with
   ALIGN 1, at several chunk sizes and warps, and its one-pass twin `_fwd_aligned` (kind
   "aligned": rows whole in registers, the body's whole vectors 16 bytes wide) up to 16384, and
-  LayerNorm's `_fwd_aligned` (same patch) on the layernorm family's draws;
+  LayerNorm's `_fwd_aligned` and `_fwd_chunked_aligned` (same patch) on the layernorm family's draws;
 * rows of the split class above 8192 (8192 < n < 16384, a multiple of 16 bytes, not a power of
   two): 5692 x 8704 bf16 1.11x FlashInfer (the split kernel, 8192 + 512, on 16 warps; FlashInfer
   and QuACK 1.03x the floor). Candidates: the masked block of 16384, the chunked loop;
@@ -88,16 +88,15 @@ def _in_regs(n: int, rows: int, warps: int) -> dict:
 
 
 def _cands(fid: str, c: str, n: int, es: int) -> dict:
-    """Candidates of a class; the aligned chunked loop (ALIGN) is rmsnorm's only."""
-    rms = fid == "rmsnorm"
+    """Candidates of a class (the same for both families)."""
     if c == "D":
         regs = {} if n > 16384 else {"aligned-w8": _in_regs(n, 1, 8), "aligned-w16": _in_regs(n, 1, 16)}
         loops = {"achunk4096-w8": _aligned(4096, 8), "achunk8192-w16": _aligned(8192, 16),
-                 "achunk2048-w4": _aligned(2048, 4)} if rms else {}
+                 "achunk2048-w4": _aligned(2048, 4)}
         return {"rule": None, **regs, **loops, "chunk4096-w8": _chunked(4096, 8)}
     if c == "E":
         rows = max(1, 4096 // (1 << (n - 1).bit_length()))
-        loops = {"achunk256-w2": _aligned(256, 2), "achunk512-w4": _aligned(512, 4)} if rms else {}
+        loops = {"achunk256-w2": _aligned(256, 2), "achunk512-w4": _aligned(512, 4)}
         return {"rule": None, f"aligned-r{rows}-w8": _in_regs(n, rows, 8), f"aligned-r{rows}-w4": _in_regs(n, rows, 4),
                 "aligned-r1-w2": _in_regs(n, 1, 2), **loops}
     if c == "G":

@@ -15,6 +15,35 @@ SECOND = FIXTURES / "second-family"
 #: the runner's fixture families (toy-scale, ...) and their records (hardware `cpu`, no runs)
 TOY_KERNELS = FIXTURES / "kernels"
 TOY_RECORDS = FIXTURES / "runner-records"
+#: two frozen measured H200 runs (fused add + RMSNorm, 2026-11-29 and 2026-12-01)
+MEASURED_FIXTURES = FIXTURES / "measured-h200"
+
+
+def frozen_records(dest: Path) -> Path:
+    """The committed records at `dest` with every measured H200 run replaced by the frozen ones
+    of tests/fixtures/measured-h200: tests that read measured H200 results read these, so that
+    a pull request adding runs (on any GPU) changes nothing they assert. Tests on the frozen
+    runs select hardware h200: runs of other GPUs stay as committed."""
+    shutil.copytree(RECORDS, dest, ignore=lambda d, names: ["h200"] if Path(d).parent.name == "runs" and "h200" in names else [])
+    for family in MEASURED_FIXTURES.iterdir():
+        shutil.copytree(family, dest / "runs" / family.name, dirs_exist_ok=True)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def frozen(tmp_path_factory) -> Path:
+    """`frozen_records` in a session folder (read only: copy it to change it)."""
+    return frozen_records(tmp_path_factory.mktemp("frozen") / "records")
+
+
+@pytest.fixture(scope="session")
+def built_frozen(tmp_path_factory, frozen) -> Path:
+    """The site built from `frozen`."""
+    from site_builder.build import build
+
+    out = tmp_path_factory.mktemp("frozen-site") / "output"
+    build(frozen, out)
+    return out
 
 
 @pytest.fixture

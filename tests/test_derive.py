@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
 from site_builder.derive.entries import build_entries, cohorts
@@ -13,9 +10,7 @@ from site_builder.derive.floors import bytes_moved, floor
 from site_builder.records.load import load_catalog
 from site_builder.site.publishers.family import family_page
 
-from conftest import RECORDS, SECOND
-
-MEASURED_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "measured-h200"
+from conftest import SECOND
 
 
 @pytest.fixture(scope="module")
@@ -25,15 +20,10 @@ def seed(seed_records):
 
 
 @pytest.fixture(scope="module")
-def full(tmp_path_factory):
-    """The committed records with every measured H200 run replaced by two frozen ones of
-    tests/fixtures/measured-h200 (fused add + RMSNorm, 2026-11-29 and 2026-12-01): a pull
-    request that adds runs changes nothing these tests assert."""
-    dest = tmp_path_factory.mktemp("full") / "records"
-    shutil.copytree(RECORDS, dest, ignore=lambda d, names: ["h200"] if Path(d).parent.name == "runs" and "h200" in names else [])
-    for family in MEASURED_FIXTURES.iterdir():
-        shutil.copytree(family, dest / "runs" / family.name, dirs_exist_ok=True)
-    catalog = load_catalog(dest)
+def full(frozen):
+    """conftest's `frozen` records: the committed ones with every measured H200 run replaced by
+    the two frozen runs of tests/fixtures/measured-h200."""
+    catalog = load_catalog(frozen)
     return catalog, build_entries(catalog)
 
 
@@ -133,7 +123,7 @@ def test_measured_cohort_ranks_the_newest_run_by_device_time(full):
     its device-time median; older results of the same implementation are superseded."""
     catalog, entries = full
     measured = [e for e in entries if e.run.trust == "measured" and e.family.id == "fused-add-rmsnorm"
-                and e.workload.id == "r2048-h4096-bf16"]
+                and e.workload.id == "r2048-h4096-bf16" and e.hardware.id == "h200"]
     assert measured, "the frozen fixture holds measured H200 runs"
     newest: dict[str, object] = {}
     for e in sorted(measured, key=lambda e: (e.observed, e.lr.path)):

@@ -191,15 +191,16 @@ def test_every_internal_link_resolves(site_fixture, request):
     assert checked > 100
 
 
-def test_measured_results_show_trust_floor_clocks_and_spread(built_full):
-    """The committed H200 runs on the family page: measured-here cohort first, both clocks,
-    the spread, and each result's fraction of the measured-copy floor."""
+def test_measured_results_show_trust_floor_clocks_and_spread(frozen, built_frozen):
+    """The frozen measured H200 runs (conftest's `frozen`) on the family page: measured-here
+    cohort first, both clocks, the spread, and each result's fraction of the measured-copy floor."""
     from site_builder.records.load import load_catalog
 
-    catalog = load_catalog(RECORDS)
-    # the newest measured run of this family (other families' runs may be newer)
-    newest = [lr for lr in catalog.runs
-              if lr.run.trust == "measured" and lr.run.family == "fused-add-rmsnorm"][-1]
+    built_full = built_frozen
+    catalog = load_catalog(frozen)
+    # the newest measured H200 run of this family (other families' and GPUs' runs may be newer)
+    newest = [lr for lr in catalog.runs if lr.run.trust == "measured" and lr.run.family == "fused-add-rmsnorm"
+              and lr.run.hardware == "h200"][-1]
     result = next(r for r in newest.run.results
                   if r.workload == "r2048-h4096-bf16" and r.implementation == "kr-triton")
     page = soup(built_full, FAMILY)

@@ -36,14 +36,19 @@ def frozen(tmp_path_factory) -> Path:
     return frozen_records(tmp_path_factory.mktemp("frozen") / "records")
 
 
+def _built(tmp_path_factory, name: str, records: Path) -> Path:
+    """The site built from `records` into a new session folder `name`/output."""
+    from site_builder.build import build
+
+    out = tmp_path_factory.mktemp(name) / "output"
+    build(records, out)
+    return out
+
+
 @pytest.fixture(scope="session")
 def built_frozen(tmp_path_factory, frozen) -> Path:
     """The site built from `frozen`."""
-    from site_builder.build import build
-
-    out = tmp_path_factory.mktemp("frozen-site") / "output"
-    build(frozen, out)
-    return out
+    return _built(tmp_path_factory, "frozen-site", frozen)
 
 
 @pytest.fixture
@@ -109,30 +114,18 @@ def seed_records(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory, seed_records) -> Path:
     """The seed records built once for the rendering tests."""
-    from site_builder.build import build
-
-    out = tmp_path_factory.mktemp("site") / "output"
-    build(seed_records, out)
-    return out
+    return _built(tmp_path_factory, "site", seed_records)
 
 
 @pytest.fixture(scope="session")
 def built_full(tmp_path_factory) -> Path:
     """Every committed record, measured runs included."""
-    from site_builder.build import build
-
-    out = tmp_path_factory.mktemp("full") / "output"
-    build(RECORDS, out)
-    return out
+    return _built(tmp_path_factory, "full", RECORDS)
 
 
 @pytest.fixture(scope="session")
 def built_second(tmp_path_factory) -> Path:
-    from site_builder.build import build
-
-    out = tmp_path_factory.mktemp("site2") / "output"
-    build(SECOND, out)
-    return out
+    return _built(tmp_path_factory, "site2", SECOND)
 
 
 #: A hardware record for runs on the CPU (the runner's CPU mode), for tests that write records.

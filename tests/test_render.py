@@ -196,19 +196,18 @@ def test_measured_results_show_trust_floor_clocks_and_spread(frozen, built_froze
     cohort first, both clocks, the spread, and each result's fraction of the measured-copy floor."""
     from site_builder.records.load import load_catalog
 
-    built_full = built_frozen
     catalog = load_catalog(frozen)
     # the newest measured H200 run of this family (other families' and GPUs' runs may be newer)
     newest = [lr for lr in catalog.runs if lr.run.trust == "measured" and lr.run.family == "fused-add-rmsnorm"
               and lr.run.hardware == "h200"][-1]
     result = next(r for r in newest.run.results
                   if r.workload == "r2048-h4096-bf16" and r.implementation == "kr-triton")
-    page = soup(built_full, FAMILY)
+    page = soup(built_frozen, FAMILY)
     # the family page ranks the headline workload; the GPU's page ranks every workload
     assert page.find("table", attrs={"data-cohort": "r2048-h4096-bf16--h200--kr-device-cold-l2"}) is None
     more = page.find(id="more-leaderboards")
     assert "families/fused-add-rmsnorm/h200.html#leaderboard" in [a["href"].lstrip("./") for a in more.find_all("a")]
-    table = soup(built_full, "families/fused-add-rmsnorm/h200.html").find(
+    table = soup(built_frozen, "families/fused-add-rmsnorm/h200.html").find(
         "table", attrs={"data-cohort": "r2048-h4096-bf16--h200--kr-device-cold-l2"})
     row = table.find("tr", attrs={"data-impl": "kr-triton"})
     body = text(row)
@@ -218,7 +217,7 @@ def test_measured_results_show_trust_floor_clocks_and_spread(frozen, built_froze
     assert "Measured here" in body and "of copy" in body
     assert f"{fmt_us(result.device_us.p20)}–{fmt_us(result.device_us.p80)}" in body
     assert text(page.find(id="source-native").find("p")).startswith("GPU NVIDIA H200")
-    run_page = text(soup(built_full, f"runs/fused-add-rmsnorm/h200/{newest.id}.html"))
+    run_page = text(soup(built_frozen, f"runs/fused-add-rmsnorm/h200/{newest.id}.html"))
     for item in ["gpu NVIDIA H200", "copy_bandwidth_gbps", "package liger-kernel", "passed", "seed 1234"]:
         assert item in run_page, item
 

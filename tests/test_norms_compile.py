@@ -71,3 +71,47 @@ def test_parts_backward_compiles_for_sm90_without_spills():
         assert k["regs"] * 32 * k["warps"] * 2 <= 65536, (key, k)
         # one atomic exchange per published sum, and the waits spin on volatile loads
         assert k["xchg"] >= 1 and k["volatile"] >= 1, (key, k)
+
+
+ALIGNED_SCRIPT = textwrap.dedent('''
+    import json, re
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from site_builder.runner.families import import_module
+
+    out = {}
+    for fam, name, n, extra, elem, vec in (
+            ("rmsnorm", "_fwd_chunked_aligned", 18901, {"BLOCK": 4096}, "bf16", 8),
+            ("rmsnorm", "_fwd_chunked_aligned", 18901, {"BLOCK": 4096}, "fp32", 4),
+            ("rmsnorm", "_fwd_aligned", 7885, {"BLOCK": 8192, "ROWS": 1}, "bf16", 8),
+            ("rmsnorm", "_fwd_aligned", 511, {"BLOCK": 512, "ROWS": 4}, "bf16", 8),
+            ("layernorm", "_fwd_aligned", 7885, {"BLOCK": 8192, "ROWS": 1}, "bf16", 8),
+            ("layernorm", "_fwd_chunked_aligned", 18901, {"BLOCK": 4096}, "bf16", 8)):
+        fn = getattr(import_module(fam, "kr_triton"), name)
+        stats = "STORE_RSTD" if fam == "rmsnorm" else "STORE_STATS"
+        const = {"N": n, "VEC": vec, stats: True, "I64": False, "PDL": False, **extra}
+        sig = {a: "constexpr" if a in const else {"RSTD": "*fp32", "MEAN": "*fp32", "eps": "fp32",
+                                                   "n_rows": "i32"}.get(a, "*" + elem)
+               for a in fn.arg_names}
+        k = triton.compile(ASTSource(fn=fn, signature=sig, constexprs=const), target=GPUTarget("cuda", 90, 32),
+                           options={"num_warps": 8})
+        ptx = k.asm["ptx"]
+        out[f"{fam}{name}-{n}-{elem}"] = {"v4_loads": len(re.findall(r"ld[.]global[\\w:.]*[.]v4[.]b32", ptx)),
+                                     "v4_stores": len(re.findall(r"st[.]global[\\w:.]*[.]v4[.]b32", ptx)),
+                                     "passes": 2 if name == "_fwd_chunked_aligned" else 1}
+    print(json.dumps(out))
+''')
+
+
+def test_aligned_forwards_move_the_body_in_16_byte_vectors():
+    """The aligned forwards on odd rows (whose starts fall anywhere): the body's loads (both
+    passes of the chunked kernel, its ragged last chunk included) and stores are 16 bytes wide,
+    from the declared boundary and whole-vector length alone (the signature here gives no
+    pointer alignment); without them every access is one element."""
+    got = json.loads(compile_script(ALIGNED_SCRIPT).strip().splitlines()[-1])
+    assert len(got) == 6, got
+    for key, k in got.items():
+        assert k["v4_loads"] >= k["passes"] and k["v4_stores"] >= 1, (key, k)

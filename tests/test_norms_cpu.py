@@ -484,17 +484,26 @@ def test_launch_configuration_follows_rules_not_a_table():
     around 4096 (forward) / 2048 (backward) elements, warps a power of two <= 32; split rows
     are exact power-of-two pieces; rows above _BWD_REG_ROW (12288 in both families) take the
     parts backward, 4 kB of each input a program on 4 warps; forward rows from 16384 to 32768 the
-    chunked kernel (lab/norms/NOTES.md, sweeps 2-5)."""
+    chunked kernel (lab/norms/NOTES.md, sweeps 2-5); rows off 16-byte multiples the aligned loop
+    where sweep 9 measured it faster."""
     assert rms._BWD_REG_ROW == 12288 and ln._BWD_REG_ROW == 12288
-    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4544, 5120, 7168, 7500, 8192, 9000, 12345, 16384,
-              20000, 32768, 40000):
+    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4097, 4544, 5120, 7168, 7500, 8192, 9000, 10496,
+              12345, 16384, 20000, 28397, 32768, 40000, 40001):
         for es in (2, 4):
             for mod in (rms, ln):
                 f = mod.fwd_config(n, es)
                 bcfg = mod.bwd_config(n, es)
                 assert 1 <= f["num_warps"] <= 32 and f["num_warps"] & (f["num_warps"] - 1) == 0
                 split_class = n >= 512 and n & (n - 1) and ((1 << (n - 1).bit_length()) - n) * 8 > n
-                if f["kind"] == "chunked":
+                odd = n % (16 // es) != 0
+                if f.get("ALIGN"):
+                    # rows off 16-byte multiples: the aligned loop (sweep 9), RMSNorm from 4096 at
+                    # 2 bytes, both families above 16384; 4096-element chunks on 8 warps below it
+                    assert f["kind"] == "chunked" and odd
+                    assert n > 16384 or (mod is rms and es == 2 and n >= 4096)
+                    assert (f["BLOCK"], f["num_warps"]) == ((8192, 16) if n > 16384 else (4096, 8))
+                elif f["kind"] == "chunked":
+                    assert not (odd and n > 16384)
                     assert n > 16384 or (4096 < n < 8192 and split_class)
                     if n > 32768 or n < 8192:
                         assert f["BLOCK"] * es == (4096 if n < 8192 else 16384)
@@ -519,7 +528,9 @@ def test_launch_configuration_follows_rules_not_a_table():
                     lone_short = f["ROWS"] == 1 and f["BLOCK"] * es < 16384
                     per_warp = 2048 if (mod is ln and es == 2 and not lone_short) else 1024
                     real = n if split_class else f["BLOCK"]
-                    want = max(1, min(32 if es == 4 else 16, f["ROWS"] * real * es // per_warp))
+                    # LayerNorm's float32 masked block of 16384: at most 16 warps (sweep 9)
+                    cap = 16 if (es == 2 or (mod is ln and split_class and f["BLOCK"] == 16384)) else 32
+                    want = max(1, min(cap, f["ROWS"] * real * es // per_warp))
                     assert f["num_warps"] == 1 << (want.bit_length() - 1)
                     assert f["LATE_W"] is (mod is ln or (f["BLOCK"] in (4096, 8192) and not split_class))
                 assert bcfg["kind"] == ("parts" if n > mod._BWD_REG_ROW else "rows")
@@ -572,3 +583,89 @@ def test_late_weight_loads_change_no_bit(override, rows, hidden):
             outs.append(call())
         assert torch.equal(outs[0], outs[1])
     _close(outs[1], _ln64(x, w, b)[0], 1e-5)
+
+
+# the aligned forwards: `_fwd_chunked_aligned` (a chunked configuration's ALIGN) on small chunks,
+# so that the interpreter runs full chunks, a ragged last one, tails and heads of every size;
+# `_fwd_aligned` (kind "aligned") with several rows a program and a block wider than the row
+ALIGNED_SMALL = {"kind": "chunked", "BLOCK": 64, "num_warps": 2, "ALIGN": 1}
+ALIGNED_ROWS = {"kind": "aligned", "BLOCK": 512, "ROWS": 4, "num_warps": 4}
+
+
+@pytest.mark.parametrize("cfg", [ALIGNED_SMALL, ALIGNED_ROWS], ids=["chunked", "rows"])
+@pytest.mark.parametrize("rows,hidden", [(9, 301), (5, 257), (6, 3), (4, 66), (3, 128)])
+def test_rmsnorm_aligned_forward(override, cfg, rows, hidden):
+    override(rms, ("fwd", hidden, 4), cfg)
+    g = torch.Generator().manual_seed(rows * 7 + hidden)
+    x = torch.randn(rows, hidden, generator=g) + 0.25
+    w = torch.rand(hidden, generator=g) + 0.5
+    copies = (x.clone(), w.clone())
+    y, rstd = rms.rmsnorm(x, w, 1e-6, return_rstd=True)
+    ref, rref = _rms64(x, w)
+    _close(y, ref, 1e-5)
+    _close(rstd, rref, 1e-5)
+    assert torch.equal(x, copies[0]) and torch.equal(w, copies[1])
+    # whether the aligned kernel ran: only where rows do not all start on a 16-byte boundary
+    assert rms._aligned_ok(x, y, hidden) == (hidden % 4 != 0)
+    # a row's bits follow its position's head, not the number of rows after it
+    r = rows - 2
+    assert torch.equal(rms.rmsnorm(x[:r + 1], w, 1e-6)[r], y[r])
+    # a strided view (row stride != hidden) takes the plain chunked kernel: same values
+    wide = torch.randn(rows, hidden + 5, generator=g)
+    view = wide[:, :hidden]
+    assert not rms._aligned_ok(view, torch.empty(rows, hidden), hidden) or hidden + 5 == hidden
+    _close(rms.rmsnorm(view, w, 1e-6), _rms64(view, w)[0], 1e-5)
+
+
+@pytest.mark.parametrize("cfg", [ALIGNED_SMALL, ALIGNED_ROWS], ids=["chunked", "rows"])
+@pytest.mark.parametrize("rows,hidden", [(9, 301), (5, 257), (6, 3), (4, 66), (3, 128)])
+def test_layernorm_aligned_forward(override, cfg, rows, hidden):
+    override(ln, ("fwd", hidden, 4), cfg)
+    g = torch.Generator().manual_seed(rows * 11 + hidden)
+    x = torch.randn(rows, hidden, generator=g) * 3 + 1.5
+    w = torch.rand(hidden, generator=g) + 0.5
+    b = torch.randn(hidden, generator=g)
+    copies = (x.clone(), w.clone(), b.clone())
+    y, mean, rstd = ln.layernorm(x, w, b, 1e-5, return_stats=True)
+    ref, mref, rref = _ln64(x, w, b)
+    _close(y, ref, 1e-5)
+    _close(mean, mref, 1e-5)
+    _close(rstd, rref, 1e-5)
+    assert all(torch.equal(a, c) for a, c in zip((x, w, b), copies))
+    assert ln._aligned_ok(x, y, hidden) == (hidden % 4 != 0)
+    r = rows - 2
+    assert torch.equal(ln.layernorm(x[:r + 1], w, b, 1e-5)[r], y[r])
+    view = torch.randn(rows, hidden + 5, generator=g)[:, :hidden]
+    _close(ln.layernorm(view, w, b, 1e-5), _ln64(view, w, b)[0], 1e-5)
+
+
+
+@pytest.mark.parametrize("mod", ["rms", "ln"])
+def test_odd_rows_take_the_aligned_loop(mod, monkeypatch):
+    """The rule's aligned loop for a row off 16-byte multiples (float32 16387: above 16384), against
+    float64 and independent of the row count."""
+    m = rms if mod == "rms" else ln
+    hidden = 16387
+    assert m.fwd_config(hidden, 4).get("ALIGN") and not m.OVERRIDE
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(3, hidden, generator=g) * 2 + 0.5
+    w = torch.rand(hidden, generator=g) + 0.5
+    b = torch.randn(hidden, generator=g)
+
+    def run(t):
+        return m.rmsnorm(t, w) if m is rms else m.layernorm(t, w, b, 1e-5)
+
+    ref = (_rms64(x, w) if m is rms else _ln64(x, w, b))[0]
+    launched = []
+    real = m._fwd_chunked_aligned
+
+    class Spy:  # records the aligned loop's launches, then launches it
+        def __getitem__(self, grid):
+            launched.append(grid)
+            return real[grid]
+
+    monkeypatch.setattr(m, "_fwd_chunked_aligned", Spy())
+    y = run(x)
+    _close(y, ref, 1e-5)
+    assert launched, "the rule's ALIGN did not reach the aligned loop"
+    assert torch.equal(run(x[:2])[1], y[1])  # row count

@@ -306,6 +306,25 @@ def test_cross_entropy_plans():
         ce.FWDBWD_FORCE = None
 
 
+def test_cross_entropy_alt_path_by_vocab(monkeypatch):
+    """`alt_from`: rows of at least that many columns take `alt_path`; a forced path holds at every
+    vocabulary unless alt_from is forced with it."""
+    rule = dict(ce.FWDBWD_RULE[2], path="rowloop", alt_path="exchange", alt_from=100000)
+    monkeypatch.setitem(ce.FWDBWD_RULE, 2, rule)
+    assert ce.plan_fwd_bwd(99999, 4096)["PATH"] == "rowloop"
+    assert ce.plan_fwd_bwd(100000, 4096)["PATH"] == "exchange"
+    assert ce.plan_fwd_bwd(262144, 4096, elem_size=2)["SPLIT"] > 1
+    assert ce.plan_fwd_bwd(262144, 4096, path="rowloop")["PATH"] == "rowloop"
+    try:
+        ce.FWDBWD_FORCE = {"path": "rowloop"}
+        assert ce.plan_fwd_bwd(262144, 4096)["PATH"] == "rowloop"
+        ce.FWDBWD_FORCE = {"path": "rowloop", "alt_from": 5000}
+        assert ce.plan_fwd_bwd(4999, 64)["PATH"] == "rowloop"
+        assert ce.plan_fwd_bwd(5000, 64)["PATH"] == "exchange"
+    finally:
+        ce.FWDBWD_FORCE = None
+
+
 def test_cross_entropy_edge_cases():
     x = torch.randn(6, 3001)
     t = torch.full((6,), -100)

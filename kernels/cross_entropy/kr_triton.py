@@ -27,16 +27,18 @@ and base) keep the plain layout, its launch and its bits: the aligned code was m
 slower there on the H200 (see ALIGN).
 
 Forward + backward (`cross_entropy_fwd_bwd`): the gradient needs the row's logsumexp before
-its first element can be written. Three paths, chosen by `plan_fwd_bwd` from FWDBWD_RULE (per
-element size; FWDBWD_FORCE or the environment's KR_CE_FWDBWD force one, for sweeps):
-"exchange" (fp32's default) holds the row in registers: whole in one program for rows up to
+its first element can be written. Four paths, chosen by `plan_fwd_bwd` from FWDBWD_RULE (per
+element size and, through `alt_from`, vocabulary; FWDBWD_FORCE or the environment's KR_CE_FWDBWD
+force one, for sweeps): "exchange" (fp32's default, and bf16 / fp16 rows from alt_from up) holds the row in registers: whole in one program for rows up to
 max_row, else split across programs that exchange their (max, sum) pairs through a flagged
 workspace as kernels/softmax/kr_triton.py does (one 64-bit slot a part; see its docstring), and
 then write their block of the gradient -- one pass over the logits, one write of the gradient;
 "twopass" runs the forward's streaming (max, sum) per part of the row, then a gradient kernel
 over (row, column block) tiles that re-reads the logits (three passes of traffic, no waiting);
-"rowloop" (bf16 and fp16's default) streams each row twice in one program (an online (max,
-sum), then the gradient). The
+"rowloop" (bf16 and fp16's default below alt_from) streams each row twice in one program (an
+online (max, sum), then the gradient); "pipe" (`_pipe`, a sweep candidate) runs a persistent grid
+over one-chunk tiles, each program holding its chunk while the row's (max, sum) pairs arrive from
+the others (the logits read once; rows off 16-byte boundaries take the row loop). The
 number of non-ignored targets (the mean's divisor, needed by every program before it writes)
 comes from a small counting kernel launched first (integer atomics: exact in any order), so
 nothing waits on the host; the mean as in the forward.
@@ -633,12 +635,23 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: 144707: 732 against 1408).
 #: `alt_path` / `alt_from`: rows of at least alt_from columns take alt_path instead (0: never),
 #: for a sweep that finds one path best at short vocabularies and another at long ones.
+#: bf16 / fp16 from ALT_FROM_2 columns: the exchange (4096-column parts on 4 warps, the paired
+#: slot: the fp32 rule's launch). Sweep of 2026-12-06 14:25 (H100, the seed-16 tune shapes, bf16,
+#: cold L2; lab/device-2026-12-06d/pipe/ce-sweep.md): the exchange against the row loop at every
+#: tune vocab from 128256 up, 0.816-0.976x (4096 x 128256 ign10: 818 against 1003 us; 4096 x
+#: 151936: 1118 / 1195; 4096 x 238603: 2249 / 2304; 2048 x 182587: 793 / 854; 4096 x 263651: 2280
+#: / 2360; CUDA-graph timed; 4096 x 240349 and 2048 x 143103 event-timed: 0.952, 0.921), and
+#: 1.18x / 1.20x the row loop at 16384 x 32000 and 16384 x 54463: below the row loop's second
+#: read still hits the L2. ALT_FROM_2 from the sweep of 2026-12-06 17:50 between them (H100;
+#: lab/device-2026-12-06e/ce-threshold/ce-sweep.md): the exchange 1.03x / 1.05x the loop at
+#: 4096 / 8192 x 65536, 0.83x at 4096 x 81920, 0.82-0.96x from 92000 to 114688.
+ALT_FROM_2 = 81920
 FWDBWD_RULE = {
     2: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1, "xexp": 0,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "revict": 1,
         "pblock": 4096, "pwarps": 4, "pper": 6, "phold": 1, "pevict": 1,
-        "alt_path": "twopass", "alt_from": 0},
+        "alt_path": "exchange", "alt_from": ALT_FROM_2},
     4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1, "xexp": 0,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "revict": 0,
@@ -666,9 +679,13 @@ def _forced() -> dict:
 
 
 def fwd_bwd_rule(elem_size: int = 2) -> dict:
-    """The rule for one element size with any forced keys applied."""
+    """The rule for one element size with any forced keys applied. A forced `path` is taken at
+    every vocabulary (alt_from 0) unless `alt_from` is forced too."""
     rule = dict(FWDBWD_RULE[4 if elem_size >= 4 else 2])
-    rule.update(_forced())
+    forced = _forced()
+    if "path" in forced and "alt_from" not in forced:
+        forced["alt_from"] = 0
+    rule.update(forced)
     for key in ("path", "alt_path"):
         if rule[key] not in _PATHS:
             raise ValueError(f"fwd+bwd {key} {rule[key]!r}: use one of {', '.join(_PATHS)}")
@@ -719,7 +736,7 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2, path: st
         split = -(-n // block)
     if split == 1:
         return {"PATH": "exchange", "BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2),
-                "PAIR": False}  # whole rows: no exchange
+                "PAIR": False, "EXP1": False}  # whole rows: no exchange
     warps = rule["warps"] if block == rule["block"] else _warps(block)
     return {"PATH": "exchange", "BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
             "num_warps": warps, "PAIR": bool(rule["pair"]), "EXP1": bool(rule["xexp"])}
@@ -931,13 +948,6 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
             _finish_launch(pm, ps, xt, xt, t, out, ws, rows, split, p2, ignore_index, True)
             return out, dx
         lossrow = torch.empty(max(rows, 1), dtype=torch.float32, device=x.device)
-        if path == "pipe":
-            ws = _workspace(x.device, 0, 0)
-            if rows:
-                _count[(triton.cdiv(rows, COUNT_ROWS),)](t, ws, rows, ignore_index, R=COUNT_ROWS, num_warps=4)
-                _pipe_launch(x, t, ws, dx, lossrow, ignore_index, cfg, contig, sms)
-            _finish_launch(lossrow, lossrow, lossrow, lossrow, t, out, ws, rows, 1, 1, ignore_index, False)
-            return out, dx
         per_row = 2 * p2 if split > 1 else 0
         ws = _workspace(x.device, rows if split > 1 else 0, per_row)
         if rows:
@@ -948,11 +958,13 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
                                   BLOCK=cfg["BLOCK"], CONTIG=contig, VEC=align_vec(x.element_size(), contig, n, x.data_ptr()),
                                   EV1="evict_last" if ev else "", EV2="evict_first" if ev else "",
                                   SCM=".cs" if ev else "", num_warps=cfg["num_warps"])
+            elif path == "pipe":  # one part a row (SPLIT 1): the workspace holds only the count
+                _pipe_launch(x, t, ws, dx, lossrow, ignore_index, cfg, contig, sms)
             else:
                 slots = ws[2:2 + rows * per_row] if split > 1 else ws
                 dep = ws[2 + rows * per_row:2 + rows * (per_row + 1)] if split > 1 else ws
                 args = (x, t, ws, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index, n)
-                kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=contig, PAIR=cfg["PAIR"], EXP1=cfg.get("EXP1", False),
+                kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=contig, PAIR=cfg["PAIR"], EXP1=cfg["EXP1"],
                           num_warps=cfg["num_warps"])
                 grid = (rows * split,)
                 if split > 1 and _INTERPRET:

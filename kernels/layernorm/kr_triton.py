@@ -26,6 +26,12 @@ Kernels (the same scheme as kernels/rmsnorm/kr_triton.py):
 * `_fwd_chunked`: rows longer than _MAX_REG_ROW, and the split-class rows between 4096 and
   8192 (5120, 7168; kernels/rmsnorm's rule, not measured here): one program per row, three loops over
   column chunks (sum, centred sum of squares, output), re-reading the row mostly from L2.
+* `_fwd_aligned`: kind "aligned": contiguous rows whose length is not a multiple of 16 bytes,
+  in registers as head, the body's whole 16-byte vectors and tail, where the plain kernels
+  access such rows one element at a time; `_fwd_chunked_aligned` the same rows in
+  `_fwd_chunked`'s three loops (a chunked ALIGN). The rule takes the aligned loop above 16384
+  elements (_ALIGN_LOOP, sweep 9); no rule takes `_fwd_aligned` (sweep 9: behind the plain
+  block at 4 of 5 short odd rows; a sweep's OVERRIDE reaches it).
 * `_bwd_parts`: rows longer than _BWD_REG_ROW (12288), as kernels/rmsnorm's: the row across
   the programs of a group, which exchange partial sums through L2 (kernels/rmsnorm/kr_parts.py).
 * `_bwd_long`: where the parts kernel cannot run (the interpreter): chunks, never a whole row
@@ -187,6 +193,138 @@ def _fwd_chunked(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, B
     if STORE_STATS:
         tl.store(MEAN + row, mean)
         tl.store(RSTD + row, rstd)
+
+
+@triton.jit(do_not_specialize=["n_rows", "eps"])
+def _fwd_chunked_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.constexpr,
+                         VEC: tl.constexpr, STORE_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    """`_fwd_chunked` (three loops: sum, centred sum of squares, output) for the rows of
+    `_fwd_aligned` (a chunked configuration's ALIGN): each row's head (< VEC columns) and tail
+    (< VEC) in small masked steps held in registers, its body's whole vectors in BLOCK chunks from
+    its first 16-byte boundary, the last chunk masked by a length declared a multiple of VEC (16-byte
+    accesses throughout the body). A row's bits follow N, BLOCK and its head."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    row = tl.program_id(0)
+    if I64:
+        row = row.to(tl.int64)
+    xoff = row * N
+    head = ((VEC - xoff % VEC) % VEC).to(tl.int32)
+    head = tl.minimum(head, N)
+    body = tl.multiple_of(xoff + head, VEC)
+    xb = tl.multiple_of(X + body, 16)
+    yb = tl.multiple_of(Y + body, 16)
+    nb = N - head
+    nbv = tl.multiple_of((nb // VEC) * VEC, VEC)
+    nfull = nbv // BLOCK
+    nch = tl.cdiv(nbv, BLOCK)
+    offs = tl.arange(0, BLOCK)
+    v = tl.arange(0, VEC)
+    hm = v < head
+    tm = v < nb - nbv
+    xh = tl.load(X + xoff + v, mask=hm, other=0.0).to(tl.float32)
+    xt = tl.load(xb + nbv + v, mask=tm, other=0.0).to(tl.float32)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for c in range(0, nch):
+        if c < nfull:
+            acc += tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32)
+        else:
+            cols = c * BLOCK + offs
+            acc += tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    mean = (tl.sum(acc, axis=0) + tl.sum(xh + xt, axis=0)) / N
+    xhc = tl.where(hm, xh - mean, 0.0)
+    xtc = tl.where(tm, xt - mean, 0.0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for c in range(0, nch):
+        cols = c * BLOCK + offs
+        if c < nfull:
+            xc = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32) - mean
+        else:
+            cm = cols < nbv
+            x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            xc = tl.where(cm, x - mean, 0.0)
+        acc += xc * xc
+    rstd = tl.math.rsqrt((tl.sum(acc, axis=0) + tl.sum(xhc * xhc + xtc * xtc, axis=0)) / N + eps)
+    wh = tl.load(W + v, mask=hm, other=0.0).to(tl.float32)
+    bh = tl.load(B + v, mask=hm, other=0.0).to(tl.float32)
+    tl.store(Y + xoff + v, (xhc * rstd * wh + bh).to(Y.dtype.element_ty), mask=hm)
+    wt = tl.load(W + head + nbv + v, mask=tm, other=0.0).to(tl.float32)
+    bt = tl.load(B + head + nbv + v, mask=tm, other=0.0).to(tl.float32)
+    tl.store(yb + nbv + v, (xtc * rstd * wt + bt).to(Y.dtype.element_ty), mask=tm)
+    for c in range(0, nch):
+        cols = c * BLOCK + offs
+        if c < nfull:
+            x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_first").to(tl.float32)
+            w = tl.load(W + head + cols).to(tl.float32)
+            b = tl.load(B + head + cols).to(tl.float32)
+            tl.store(yb + c * BLOCK + offs, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty))
+        else:
+            cm = cols < nbv
+            x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+            w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
+            b = tl.load(B + head + cols, mask=cm, other=0.0).to(tl.float32)
+            tl.store(yb + cols, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty), mask=cm)
+    if STORE_STATS:
+        tl.store(MEAN + row, mean)
+        tl.store(RSTD + row, rstd)
+
+
+@triton.jit(do_not_specialize=["n_rows", "eps"])
+def _fwd_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.constexpr, ROWS: tl.constexpr,
+                 VEC: tl.constexpr, STORE_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    """`_fwd` (ROWS rows a program, each whole in registers) for contiguous rows whose length is
+    not a multiple of 16 bytes (kind "aligned"), which the plain kernels access one element at a
+    time: each row as its head (< VEC columns before its first 16-byte boundary), its body's
+    whole vectors from that boundary (a tile masked by a length declared a multiple of VEC: 16-byte
+    accesses) and its tail (< VEC columns), as rmsnorm's `_fwd_aligned`. Weight and bias read at
+    each row's shifted columns. A row's bits follow N, BLOCK and its head (its start modulo VEC)."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    rows = pid * ROWS + tl.arange(0, ROWS)
+    rmask = rows < n_rows
+    if I64:
+        rows = rows.to(tl.int64)
+    xoff = rows * N
+    head = ((VEC - xoff % VEC) % VEC).to(tl.int32)
+    head = tl.minimum(head, N)
+    body = tl.multiple_of(xoff + head, VEC)
+    nb = N - head
+    nbv = tl.multiple_of((nb // VEC) * VEC, VEC)
+    xb = tl.multiple_of(X + body, 16)
+    yb = tl.multiple_of(Y + body, 16)
+    cols = tl.arange(0, BLOCK)
+    v = tl.arange(0, VEC)
+    hm = rmask[:, None] & (v[None, :] < head[:, None])
+    bm = rmask[:, None] & (cols[None, :] < nbv[:, None])
+    tm = rmask[:, None] & (v[None, :] < (nb - nbv)[:, None])
+    xh = tl.load(X + xoff[:, None] + v[None, :], mask=hm, other=0.0).to(tl.float32)
+    x = tl.load(xb[:, None] + cols[None, :], mask=bm, other=0.0).to(tl.float32)
+    xt = tl.load(xb[:, None] + nbv[:, None] + v[None, :], mask=tm, other=0.0).to(tl.float32)
+    mean = (tl.sum(x, axis=1) + tl.sum(xh + xt, axis=1)) / N
+    m2 = mean[:, None]
+    xhc = tl.where(hm, xh - m2, 0.0)
+    xc = tl.where(bm, x - m2, 0.0)
+    xtc = tl.where(tm, xt - m2, 0.0)
+    rstd = tl.math.rsqrt((tl.sum(xc * xc, axis=1) + tl.sum(xhc * xhc + xtc * xtc, axis=1)) / N + eps)
+    r2 = rstd[:, None]
+    hcol = v[None, :] + 0 * head[:, None]
+    bcol = head[:, None] + cols[None, :]
+    tcol = (head + nbv)[:, None] + v[None, :]
+    wh = tl.load(W + hcol, mask=hm, other=0.0).to(tl.float32)
+    bh = tl.load(B + hcol, mask=hm, other=0.0).to(tl.float32)
+    tl.store(Y + xoff[:, None] + v[None, :], (xhc * r2 * wh + bh).to(Y.dtype.element_ty), mask=hm)
+    w = tl.load(W + bcol, mask=bm, other=0.0).to(tl.float32)
+    b = tl.load(B + bcol, mask=bm, other=0.0).to(tl.float32)
+    tl.store(yb[:, None] + cols[None, :], (xc * r2 * w + b).to(Y.dtype.element_ty), mask=bm)
+    wt = tl.load(W + tcol, mask=tm, other=0.0).to(tl.float32)
+    bt = tl.load(B + tcol, mask=tm, other=0.0).to(tl.float32)
+    tl.store(yb[:, None] + nbv[:, None] + v[None, :], (xtc * r2 * wt + bt).to(Y.dtype.element_ty), mask=tm)
+    if STORE_STATS:
+        tl.store(MEAN + rows, mean, mask=rmask)
+        tl.store(RSTD + rows, rstd, mask=rmask)
 
 
 @triton.jit(do_not_specialize=["n_rows", "rows_per_prog", "P", "eps"])
@@ -520,6 +658,17 @@ _WARP_BYTES_2B = 2048
 #: sweep 5 (H200, 2026-12-04), 2048 x 32768 bf16: 78.69 us against 85.08 for the row held in
 #: `_fwd`, torch.compile 92.13; the whole row one chunk on 32 warps 89.74
 _THREE_PASS_FROM = 16384
+#: rows above _THREE_PASS_FROM whose length is not a multiple of 16 bytes: `_fwd_chunked_aligned`
+#: (ALIGN) in 8192-element chunks on 16 warps. Sweep 9 (H100, 2026-12-06, tune seed 9209;
+#: lab/device-2026-12-06e/norms9/): 2340 x 28667 fp32 234.4 us against the rule's 362.1 and
+#: torch.compile's 341.9; 2171 x 30906 bf16 122.9 against 147.8 (torch.compile 158.3). Shorter
+#: odd rows keep the rules: at 1066 fp16 (15232 rows) the aligned loop was 1.59x the plain block
+#: and more; kernels/rmsnorm takes the loop from 4096 at 2 bytes, not measured here
+_ALIGN_LOOP = {"kind": "chunked", "BLOCK": 8192, "num_warps": 16, "ALIGN": 1}
+#: float32 split-class rows held in the masked block of 16384 (8192 < n < 16384): at most 16
+#: warps. Sweep 9: 6393 x 10496 fp32 180.8 us on 16 warps (182.5 on 8) against 200.0 on the 32 of
+#: the rule before, torch.compile 181.2 (kernels/rmsnorm: 16 and 32 within 1 % at 9664 and 9280)
+_F32_MASKED_16K_WARPS = 16
 
 
 def fwd_config(n: int, elsize: int) -> dict:
@@ -532,7 +681,12 @@ def fwd_config(n: int, elsize: int) -> dict:
     there 2-byte rows take the chunked loop, 4 kB chunks over 8 warps (_CHUNK_BETWEEN,
     kernels/rmsnorm's rule from sweep 2), float32 rows the masked block (sweep 8). 2-byte rows of kind "rows": 2 kB of the tile
     per warp (_WARP_BYTES_2B; sweep 2: 8192 at 8 warps 0.958x / 0.960x the 16, 1024 x 4 rows
-    at 4 warps 0.985x the 8); float32 keeps 1 kB per warp (4096: 8 warps 1.015x the 16)."""
+    at 4 warps 0.985x the 8); float32 keeps 1 kB per warp (4096: 8 warps 1.015x the 16).
+    Rows above _THREE_PASS_FROM whose length is not a multiple of 16 bytes take the aligned
+    chunked loop (_ALIGN_LOOP); float32 rows of the masked block of 16384 at most 16 warps
+    (_F32_MASKED_16K_WARPS)."""
+    if n % (16 // elsize) and n > _THREE_PASS_FROM:
+        return dict(_ALIGN_LOOP)
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     if n > _THREE_PASS_FROM:
@@ -554,6 +708,8 @@ def fwd_config(n: int, elsize: int) -> dict:
                     "MASK_COLS": False, "num_warps": warps}
         # the masked block, warps from the real bytes at this rule's bytes a warp
         per_warp = _WARP_BYTES_2B if elsize == 2 and (rows > 1 or rows * block * elsize >= 16384) else 1024
+        if elsize == 4 and block == 16384:
+            cap = _F32_MASKED_16K_WARPS
         warps = max(1, min(cap, _pow2_floor(rows * n * elsize // per_warp)))
         return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": True, "num_warps": warps,
                 "LATE_W": True}
@@ -887,6 +1043,20 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
                 x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"],
                 B2=cfg["B2"], B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_STATS=return_stats, I64=i64,
                 num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+        elif cfg["kind"] == "aligned" and _aligned_ok(x2, y2, n):
+            _fwd_aligned[(triton.cdiv(n_rows, cfg["ROWS"]),)](
+                x2, w, b, y2, ms, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"],
+                VEC=16 // x2.element_size(), STORE_STATS=return_stats, I64=i64, num_warps=cfg["num_warps"],
+                num_stages=1, **_pdl_kw(pdl))
+        elif cfg["kind"] == "aligned":  # rows on boundaries already, or strided: the plain block
+            _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
+                x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
+                ROWS=cfg["ROWS"], MASK_COLS=cfg["BLOCK"] != n, STORE_STATS=return_stats, I64=i64, G=g,
+                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned_ok(x2, y2, n):
+            _fwd_chunked_aligned[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"],
+                                            VEC=16 // x2.element_size(), STORE_STATS=return_stats, I64=i64,
+                                            num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_STATS=return_stats, I64=i64,
@@ -899,6 +1069,15 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
             if not return_stats and not i64:
                 _remember_fast(ck, cfg, pdl, g, x2, w, b, y2, n_rows, float(eps), ydt)
     return (y, mean, rstd) if return_stats else y
+
+
+def _aligned_ok(x2, y2, n: int) -> bool:
+    """Whether `_fwd_aligned` applies (kind "aligned"): contiguous x and y on 16-byte boundaries,
+    rows of a length that is not a multiple of 16 bytes of x (otherwise every row starts on a
+    boundary and the plain kernel's accesses are 16 bytes already); y as wide as x or wider."""
+    vec = 16 // x2.element_size()
+    return (n % vec != 0 and x2.stride(0) == n and y2.stride(0) == n and x2.stride(1) == 1
+            and x2.data_ptr() % 16 == 0 and y2.data_ptr() % 16 == 0)
 
 
 def _remember_fast(ck, cfg, pdl, g, x2, w, b, y2, n_rows, eps, ydt):

@@ -25,6 +25,15 @@ Kernels:
 * `_fwd_chunked`: rows longer than _MAX_REG_ROW, and the split-class rows between 4096 and
   8192 (5120, 7168): one program per row, two loops over column chunks (the second re-reads
   the row, mostly from L2).
+* `_fwd_chunked_aligned`: the chunked loop for contiguous rows whose length is not a multiple
+  of 16 bytes (a configuration's ALIGN; the rule's from 4096 elements at 2 bytes and above
+  16384 at any type: _ALIGN_LOOP, sweep 9): each row's head (before its first 16-byte
+  boundary) in a small masked step, full chunks from the boundary as 16-byte vectors, where the
+  plain kernels access such rows one element at a time.
+* `_fwd_aligned`: `_fwd`'s rows in registers for those rows (kind "aligned"): head, the
+  body's whole vectors (16-byte accesses) and tail of each row, one pass over memory. No rule
+  takes it: sweep 9 found it behind the plain block at 4 of 5 short odd rows, and behind the
+  aligned loop from 4096 (a sweep's OVERRIDE reaches it).
 * `_bwd_parts`: rows longer than _BWD_REG_ROW (12288): the row across PARTS programs of one
   group (4 kB of each input a program), which exchange their partial sums through L2
   (kr_parts.py); persistent, dweight's partial column sums in registers; `_reduce` as below.
@@ -167,6 +176,121 @@ def _fwd_chunked(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.
         tl.store(yrow + cols, y.to(Y.dtype.element_ty), mask=cm)
     if STORE_RSTD:
         tl.store(RSTD + row, rstd)
+
+
+@triton.jit(do_not_specialize=["n_rows", "eps"])
+def _fwd_chunked_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.constexpr, VEC: tl.constexpr,
+                         STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    """`_fwd_chunked` for contiguous rows whose length is not a multiple of VEC (16 bytes of x):
+    each row as its head (the columns before its first 16-byte boundary, fewer than VEC, in one
+    small masked step) and its body from that boundary, full chunks loaded and stored unmasked
+    as 16-byte vectors, the ragged last one masked (the cross-entropy family's `_aligned`
+    layout). Without it such rows are read and written one element at a time. The weight is
+    read at the body's columns, off its own boundaries (one element at a time, from L1/L2). A
+    row's bits follow N, BLOCK and its head (its start modulo VEC), never the number of rows."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    row = tl.program_id(0)
+    if I64:
+        row = row.to(tl.int64)
+    xoff = row * N
+    head = ((VEC - xoff % VEC) % VEC).to(tl.int32)
+    head = tl.minimum(head, N)
+    body = tl.multiple_of(xoff + head, VEC)
+    # the bodies' first elements on 16-byte boundaries (declared on the pointers: the host
+    # checked both bases, and y's elements are at least as wide as x's)
+    xb = tl.multiple_of(X + body, 16)
+    yb = tl.multiple_of(Y + body, 16)
+    nb = N - head
+    # the body's whole vectors (a length declared a multiple of VEC: the last chunk's mask is
+    # then constant over each vector and its accesses stay 16 bytes wide), then its tail (< VEC)
+    nbv = tl.multiple_of((nb // VEC) * VEC, VEC)
+    nfull = nbv // BLOCK
+    nch = tl.cdiv(nbv, BLOCK)
+    offs = tl.arange(0, BLOCK)
+    v = tl.arange(0, VEC)
+    hm = v < head
+    tm = v < nb - nbv
+    xh = tl.load(X + xoff + v, mask=hm, other=0.0).to(tl.float32)
+    xt = tl.load(xb + nbv + v, mask=tm, other=0.0).to(tl.float32)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for c in range(0, nch):
+        if c < nfull:
+            x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32)
+        else:
+            cols = c * BLOCK + offs
+            x = tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        acc += x * x
+    rstd = tl.math.rsqrt((tl.sum(acc, axis=0) + tl.sum(xh * xh + xt * xt, axis=0)) / N + eps)
+    wh = tl.load(W + v, mask=hm, other=0.0).to(tl.float32)
+    yh = wh * (xh * rstd).to(X.dtype.element_ty).to(tl.float32)
+    tl.store(Y + xoff + v, yh.to(Y.dtype.element_ty), mask=hm)
+    wt = tl.load(W + head + nbv + v, mask=tm, other=0.0).to(tl.float32)
+    yt = wt * (xt * rstd).to(X.dtype.element_ty).to(tl.float32)
+    tl.store(yb + nbv + v, yt.to(Y.dtype.element_ty), mask=tm)
+    for c in range(0, nch):
+        cols = c * BLOCK + offs
+        if c < nfull:
+            x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_first").to(tl.float32)
+            w = tl.load(W + head + cols).to(tl.float32)
+            y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
+            tl.store(yb + c * BLOCK + offs, y.to(Y.dtype.element_ty))
+        else:
+            cm = cols < nbv
+            x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+            w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
+            y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
+            tl.store(yb + cols, y.to(Y.dtype.element_ty), mask=cm)
+    if STORE_RSTD:
+        tl.store(RSTD + row, rstd)
+
+
+@triton.jit(do_not_specialize=["n_rows", "eps"])
+def _fwd_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.constexpr, ROWS: tl.constexpr,
+                 VEC: tl.constexpr, STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+    """`_fwd` (ROWS rows a program, each whole in registers: one pass over memory) for the rows
+    `_fwd_chunked_aligned` takes: each row as its head (< VEC columns before its first 16-byte
+    boundary), its body's whole vectors from that boundary (a [ROWS, BLOCK] tile masked by a
+    length declared a multiple of VEC, so 16-byte accesses) and its tail (< VEC columns). The
+    weight is read at each row's shifted columns. A row's bits follow N, BLOCK and its head."""
+    if PDL:
+        tl.extra.cuda.gdc_wait()
+        tl.extra.cuda.gdc_launch_dependents()
+    pid = tl.program_id(0)
+    rows = pid * ROWS + tl.arange(0, ROWS)
+    rmask = rows < n_rows
+    if I64:
+        rows = rows.to(tl.int64)
+    xoff = rows * N
+    head = ((VEC - xoff % VEC) % VEC).to(tl.int32)
+    head = tl.minimum(head, N)
+    body = tl.multiple_of(xoff + head, VEC)
+    nb = N - head
+    nbv = tl.multiple_of((nb // VEC) * VEC, VEC)
+    xb = tl.multiple_of(X + body, 16)
+    yb = tl.multiple_of(Y + body, 16)
+    cols = tl.arange(0, BLOCK)
+    v = tl.arange(0, VEC)
+    hm = rmask[:, None] & (v[None, :] < head[:, None])
+    bm = rmask[:, None] & (cols[None, :] < nbv[:, None])
+    tm = rmask[:, None] & (v[None, :] < (nb - nbv)[:, None])
+    xh = tl.load(X + xoff[:, None] + v[None, :], mask=hm, other=0.0).to(tl.float32)
+    x = tl.load(xb[:, None] + cols[None, :], mask=bm, other=0.0).to(tl.float32)
+    xt = tl.load(xb[:, None] + nbv[:, None] + v[None, :], mask=tm, other=0.0).to(tl.float32)
+    ss = tl.sum(x * x, axis=1) + tl.sum(xh * xh + xt * xt, axis=1)
+    rstd = tl.math.rsqrt(ss / N + eps)
+    r2 = rstd[:, None]
+    wh = tl.load(W + v[None, :] + 0 * head[:, None], mask=hm, other=0.0).to(tl.float32)
+    w = tl.load(W + head[:, None] + cols[None, :], mask=bm, other=0.0).to(tl.float32)
+    wt = tl.load(W + (head + nbv)[:, None] + v[None, :], mask=tm, other=0.0).to(tl.float32)
+    dt = X.dtype.element_ty
+    tl.store(Y + xoff[:, None] + v[None, :], (wh * (xh * r2).to(dt).to(tl.float32)).to(Y.dtype.element_ty), mask=hm)
+    tl.store(yb[:, None] + cols[None, :], (w * (x * r2).to(dt).to(tl.float32)).to(Y.dtype.element_ty), mask=bm)
+    tl.store(yb[:, None] + nbv[:, None] + v[None, :], (wt * (xt * r2).to(dt).to(tl.float32)).to(Y.dtype.element_ty),
+             mask=tm)
+    if STORE_RSTD:
+        tl.store(RSTD + rows, rstd, mask=rmask)
 
 
 @triton.jit(do_not_specialize=["n_rows", "rows_per_prog", "eps"])
@@ -446,6 +570,21 @@ _TWO_PASS_FROM = 16384
 #: 7: 8.73 against 8.49); 16384 not measured (early, as in run 2, where it held)
 _LATE_W_FROM = 4096
 _LATE_W_BELOW = 16384
+#: rows whose length is not a multiple of 16 bytes (most rows then start off a boundary, and the
+#: plain kernels move them one element at a time): `_fwd_chunked_aligned` (ALIGN) in 4096-element
+#: chunks on 8 warps for 2-byte rows from _ALIGN_LOOP_FROM up to _TWO_PASS_FROM, 8192-element
+#: chunks on 16 warps above it (every type). Sweep 9 (H100, 2026-12-06, tune seed 9209;
+#: lab/device-2026-12-06e/norms9/): 1215 x 28397 bf16 56.57 us against the rule's 99.41 and
+#: torch.compile's 95.92 (4096 chunks 70.23); 4036 x 7885 fp16 48.37 against 60.51 (Liger
+#: 60.35); 1578 x 6117 fp16 17.95 against 23.69 (the in-register `_fwd_aligned` 19.2); LayerNorm's
+#: loop the same at 28667 fp32 and 30906 bf16. Not below: at 1066 fp16 (LayerNorm, 15232 rows)
+#: every aligned candidate lost to the plain block (1.59x and more), and the short odd rows of
+#: the sweep (153 to 895) kept the rule at 4 of 5 shapes. Decode-sized rows are left to the rule
+#: on purpose: the sweep found the masked block of 8192 0.56-0.68x the loop at 5-15 rows of
+#: 4198-6568, but a rule on the row count would make a row's bits depend on the batch
+_ALIGN_LOOP_FROM = 4096
+_ALIGN_LOOP = {False: {"kind": "chunked", "BLOCK": 4096, "num_warps": 8, "ALIGN": 1},
+               True: {"kind": "chunked", "BLOCK": 8192, "num_warps": 16, "ALIGN": 1}}
 
 
 def fwd_config(n: int, elsize: int) -> dict:
@@ -463,7 +602,11 @@ def fwd_config(n: int, elsize: int) -> dict:
     Rows held in a block of 4096 or 8192 load the weight after the reduction (LATE_W; sweep 2
     at 8192: 0.986x / 0.960x the early load at 4096 / 2048 rows; sweep 6 at 4096: 0.979x /
     0.950x; at 32768 the early load was 1.9 % faster, 16384 is not measured and keeps run 2's
-    early load)."""
+    early load).
+    Rows whose length is not a multiple of 16 bytes take the aligned chunked loop (ALIGN) from
+    _ALIGN_LOOP_FROM elements (2-byte) and above _TWO_PASS_FROM (every type): _ALIGN_LOOP."""
+    if n % (16 // elsize) and (n > _TWO_PASS_FROM or (elsize == 2 and n >= _ALIGN_LOOP_FROM)):
+        return dict(_ALIGN_LOOP[n > _TWO_PASS_FROM])
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     if n > _TWO_PASS_FROM:
@@ -804,6 +947,20 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
                 x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"], B2=cfg["B2"],
                 B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_RSTD=return_rstd, I64=i64, num_warps=cfg["num_warps"],
                 num_stages=1, **_pdl_kw(pdl))
+        elif cfg["kind"] == "aligned" and _aligned_ok(x2, y2, n):
+            _fwd_aligned[(triton.cdiv(n_rows, cfg["ROWS"]),)](
+                x2, w, y2, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"],
+                VEC=16 // x2.element_size(), STORE_RSTD=return_rstd, I64=i64, num_warps=cfg["num_warps"],
+                num_stages=1, **_pdl_kw(pdl))
+        elif cfg["kind"] == "aligned":  # rows on boundaries already, or strided: the plain block
+            _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
+                x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
+                ROWS=cfg["ROWS"], MASK_COLS=cfg["BLOCK"] != n, STORE_RSTD=return_rstd, I64=i64, LATE_W=False, G=g,
+                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
+        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned_ok(x2, y2, n):
+            _fwd_chunked_aligned[(n_rows,)](x2, w, y2, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"],
+                                            VEC=16 // x2.element_size(), STORE_RSTD=return_rstd, I64=i64,
+                                            num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_RSTD=return_rstd, I64=i64,
@@ -816,6 +973,16 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
             if not return_rstd and not i64:
                 _remember_fast(ck, cfg, pdl, g, x2, w, y2, n_rows, float(eps), ydt)
     return (y, rstd) if return_rstd else y
+
+
+def _aligned_ok(x2, y2, n: int) -> bool:
+    """Whether `_fwd_chunked_aligned` applies (a configuration's ALIGN): contiguous x and y on
+    16-byte boundaries, rows of a length that is not a multiple of 16 bytes of x (otherwise
+    every row starts on a boundary and the plain kernel's accesses are 16 bytes already). y is
+    as wide as x or wider (promote_types), so its body starts on a boundary too."""
+    vec = 16 // x2.element_size()
+    return (n % vec != 0 and x2.stride(0) == n and y2.stride(0) == n and x2.stride(1) == 1
+            and (x2.data_ptr() % 16 == 0) and (y2.data_ptr() % 16 == 0))
 
 
 def _remember_fast(ck, cfg, pdl, g, x2, w, y2, n_rows, eps, ydt):

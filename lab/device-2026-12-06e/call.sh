@@ -8,6 +8,7 @@
 #   run(carry=[".cutl3"], command="bash lab/device-2026-12-06e/call.sh q", timeout_s=120)
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-06e/call.sh reports", timeout_s=560)
 #   run(carry=[".whl"], command="bash lab/device-2026-12-06e/call.sh rerun", timeout_s=170)
+#   run(carry=[".fislim"], command="bash lab/device-2026-12-06e/call.sh sweep10", timeout_s=420)
 #
 # land: Liger and QuACK's first part into /tmp/site; the norms GPU tests (three processes) and the
 #   softmax + cross-entropy GPU tests beside the compile-cache prewarm of the report seed's
@@ -20,8 +21,11 @@
 #   the aligned loop follows the row's 16-byte boundary) the test asks for row-count
 #   independence and BATCH_INVARIANT was added (both kernels re-hashed): the failed test and
 #   the aligned ones again, then ours on both norms (--missing).
+# sweep10 (written for the next session, after rerun and QuACK's q calls): FlashInfer unpacked if
+#   .fislim was carried, then lab/norms/sweep10.py (LayerNorm odd rows 4096-16384, RMSNorm mid
+#   sizes against FlashInfer) after its compile-cache prewarm; SWEEP_BUDGET (default 300 s).
 SEED=${REPORT_SEED:-7321}
-. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|q|reports|rerun}"
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|q|reports|rerun|sweep10}"
 case "$CALL" in
   land)
     install_whl
@@ -50,5 +54,15 @@ case "$CALL" in
     runner rmsnorm 30 --missing
     runner layernorm 25 --missing
     pack ;;
-  *) echo "usage: call.sh land|q|reports|rerun"; exit 2 ;;
+  sweep10)
+    install_whl
+    [ -d .fislim ] && bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1
+    gpu_env
+    for i in 0 1 2 3 4 5 6 7; do timeout 90 python3 lab/norms/sweep10.py --prewarm $i 8 > "$LOGS/prewarm10-$i.log" 2>&1 & done
+    wait
+    SWEEP_BUDGET=${SWEEP_BUDGET:-300} timeout $(( ${SWEEP_BUDGET:-300} + 40 )) python3 lab/norms/sweep10.py \
+      --out "$OUT/sweep10.json" > "$LOGS/sweep10.txt" 2>&1
+    tail -n 14 "$LOGS/sweep10.txt"
+    pack ;;
+  *) echo "usage: call.sh land|q|reports|rerun|sweep10"; exit 2 ;;
 esac

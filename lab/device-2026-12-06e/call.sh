@@ -7,7 +7,7 @@
 #   run(carry=[".cutl2"], command="bash lab/device-2026-12-06e/call.sh q", timeout_s=120)
 #   run(carry=[".cutl3"], command="bash lab/device-2026-12-06e/call.sh q", timeout_s=120)
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-06e/call.sh reports", timeout_s=560)
-#   run(carry=[".whl"], command="bash lab/device-2026-12-06e/call.sh rerun", timeout_s=170)
+#   run(carry=[".whl", ".cutl1"], command="bash lab/device-2026-12-06e/call.sh rerun", timeout_s=170)
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-06e/call.sh sweep10", timeout_s=420)
 #
 # land: Liger and QuACK's first part into /tmp/site; the norms GPU tests (three processes) and the
@@ -47,6 +47,7 @@ case "$CALL" in
     BUDGET=${BUDGET:-170} N=12 REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh rmsnorm layernorm ;;
   rerun)
     install_whl
+    bash lab/gemm/device.sh install > "$LOGS/install.txt" 2>&1  # QuACK's first part, if .cutl1 came
     gpu_env
     timeout 80 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_norms_gpu.py -k "access_width or aligned" \
       > "$LOGS/t_rerun.txt" 2>&1

@@ -22,8 +22,10 @@
 #   independence and BATCH_INVARIANT was added (both kernels re-hashed): the failed test and
 #   the aligned ones again, then ours on both norms (--missing).
 # sweep10 (written for the next session, after rerun and QuACK's q calls): FlashInfer unpacked if
-#   .fislim was carried, then lab/norms/sweep10.py (LayerNorm odd rows 4096-16384, RMSNorm mid
-#   sizes against FlashInfer) after its compile-cache prewarm; SWEEP_BUDGET (default 300 s).
+#   .fislim was carried, lab/pending/norms-unrolled-loop.patch applied on the machine's copy and
+#   its GPU test, then lab/norms/sweep10.py (LayerNorm odd rows 4096-16384, RMSNorm mid sizes
+#   against FlashInfer, decode and training rows between 4096 and 8192 with the unrolled loop)
+#   after its compile-cache prewarm; SWEEP_BUDGET (default 300 s).
 SEED=${REPORT_SEED:-7321}
 . "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|q|reports|rerun|sweep10}"
 case "$CALL" in
@@ -58,9 +60,13 @@ case "$CALL" in
   sweep10)
     install_whl
     [ -d .fislim ] && bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1
+    # the UNROLL candidates: the pending patch on the machine's copy (not here), unless applied
+    git apply --check lab/pending/norms-unrolled-loop.patch 2>/dev/null && git apply lab/pending/norms-unrolled-loop.patch
     gpu_env
+    timeout 120 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_norms_gpu.py -k unrolled > "$LOGS/t_unrolled.txt" 2>&1 &
     for i in 0 1 2 3 4 5 6 7; do timeout 90 python3 lab/norms/sweep10.py --prewarm $i 8 > "$LOGS/prewarm10-$i.log" 2>&1 & done
     wait
+    echo "unrolled GPU test: $(tail -n 1 "$LOGS/t_unrolled.txt")"
     SWEEP_BUDGET=${SWEEP_BUDGET:-300} timeout $(( ${SWEEP_BUDGET:-300} + 40 )) python3 lab/norms/sweep10.py \
       --out "$OUT/sweep10.json" > "$LOGS/sweep10.txt" 2>&1
     tail -n 14 "$LOGS/sweep10.txt"

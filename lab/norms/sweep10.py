@@ -21,6 +21,10 @@ reports and the index's runs left behind FlashInfer once sweep 9's rules landed 
   masked block of 8192 on 16 warps that sweep 9 found 0.56-0.68x the loop at 5-15 rows (other
   bits: at decode rows only it would break batch invariance). The UNROLL candidates need that
   patch applied; without it they are left out (said on stdout), never measured as the loop.
+* two-piece split rows above 8192 (class S: 8192 + 1024 / 2048 / 4096; seed 7321's 5692 x 8704
+  bf16 was 1.11x FlashInfer and QuACK, both at 1.03x the floor, with the split kernel on 16
+  warps). The sampler rarely draws these sizes, so the class's shapes are fixed here, other
+  than the report's (SPLIT_SHAPES): the split on 8 warps, the masked block of 16384, the loop.
 
 Peers: sweep 2's (torch.compile, Liger) and, where their packages import, FlashInfer and QuACK
 (the peers that lead at these sizes). Tune shapes: draws of the families' own samplers with
@@ -48,6 +52,7 @@ TUNE_SEED = 10103  # a seed used nowhere else (reports: 1217, 3141, 4099, 5153, 
 PER_CLASS = {"H": 3, "I": 6, "G": 4, "K": 3}
 DRAWS = 6000
 MIN_BYTES = 8e6
+SPLIT_SHAPES = ((3001, 9216, "bfloat16"), (6000, 10240, "float16"), (1500, 12288, "bfloat16"))
 EXTRA_PEERS = {"rmsnorm": (("flashinfer", "flashinfer-rmsnorm"), ("quack", "quack-rmsnorm")),
                "layernorm": (("flashinfer", "flashinfer-layernorm"), ("quack", "quack-layernorm"))}
 
@@ -77,6 +82,7 @@ def tune_shapes(fams: dict) -> list[tuple[str, str, str, int, int]]:
                 continue
             seen[(fid, c)] = seen.get((fid, c), 0) + 1
             out.append((fid, c, f"fwd:{rows}x{n}:{s.dtype}", n, es))
+        out += [(fid, "S", f"fwd:{rows}x{n}:{dt}", n, 2) for rows, n, dt in SPLIT_SHAPES]
     return out
 
 
@@ -115,6 +121,11 @@ def items(kr: dict) -> list[dict]:
         rule = kr[fid].fwd_config(n, es)
         if c == "H":
             cands = sweep9._cands(fid, "D", n, es)
+        elif c == "S":
+            cands = {"rule": None, "masked16384-w16": _rows(16384, 1, 16, True), "chunk4096-w8": _chunked(4096, 8),
+                     "chunk8192-w16": _chunked(8192, 16)}
+            if rule["kind"] == "split":
+                cands["split-w8"] = {**rule, "num_warps": 8}
         elif c in ("G", "K"):
             cands = {"rule": None, "masked8192-w16": _rows(8192, 1, 16, True)}
             if rule["kind"] != "chunked" or rule.get("ALIGN"):

@@ -86,6 +86,11 @@ CANDS: dict[str, dict] = {
     "pipe8k8-p2-e": {"path": "pipe", "pblock": 8192, "pwarps": 8, "pper": 2, "phold": 2},
     "pipe4k8-p5-e": {"path": "pipe", "pblock": 4096, "pwarps": 8, "pper": 5, "phold": 2},
     "x4k4-e": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xexp": 1},
+    # the exchange's parts held to 64 / 72 registers a thread (xregs: ptxas .maxnreg; 80-96
+    # without, no spills at 64 on sm_90): 8 / 7 programs an SM instead of 5-6
+    # (lab/pending/ce-exchange-maxnreg.patch)
+    "x4k4-r64": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xregs": 64},
+    "x4k4-r72": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xregs": 72},
     "x2k4-e": {"path": "exchange", "pair": 1, "block": 2048, "warps": 4, "max_row": 16384, "xexp": 1},
     "x8k8-e": {"path": "exchange", "pair": 1, "block": 8192, "warps": 8, "max_row": 16384, "xexp": 1},
     # the aligned-row layout (kr_triton.ALIGN, 2026-12-03) off: the plain layout beside it
@@ -268,6 +273,10 @@ def main():
     for c in cands:
         if c not in CANDS:
             raise SystemExit(f"sweep.py: unknown candidate {c!r}; known: {', '.join(CANDS)}")
+        unknown = sorted(set(CANDS[c]) - set(kr.FWDBWD_RULE[2]))
+        if unknown:  # a pending patch's key (xregs): never measured as the candidate without it
+            raise SystemExit(f"sweep.py: candidate {c!r} sets {', '.join(unknown)}, which this kernel's FWDBWD_RULE "
+                             f"lacks: apply its patch (lab/pending/README.md) or leave it out")
     names = cands + ([] if args.no_liger else [LIGER])
     device = torch.device("cpu" if args.dry_run else "cuda")
     todo = cases(record, args.tune, args.dry_run, args.select, args.shapes)

@@ -9,6 +9,7 @@
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-06e/call.sh reports", timeout_s=560)
 #   run(carry=[".whl", ".cutl1"], command="bash lab/device-2026-12-06e/call.sh rerun", timeout_s=170)
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-06e/call.sh sweep10", timeout_s=420)
+#   run(carry=[".whl"], command="bash lab/device-2026-12-06e/call.sh ceregs", timeout_s=330)
 #
 # land: Liger and QuACK's first part into /tmp/site; the norms GPU tests (three processes) and the
 #   softmax + cross-entropy GPU tests beside the compile-cache prewarm of the report seed's
@@ -27,7 +28,7 @@
 #   against FlashInfer, decode and training rows between 4096 and 8192 with the unrolled loop)
 #   after its compile-cache prewarm; SWEEP_BUDGET (default 300 s).
 SEED=${REPORT_SEED:-7321}
-. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|q|reports|rerun|sweep10}"
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|q|reports|rerun|sweep10|ceregs}"
 case "$CALL" in
   land)
     install_whl
@@ -71,5 +72,17 @@ case "$CALL" in
       --out "$OUT/sweep10.json" > "$LOGS/sweep10.txt" 2>&1
     tail -n 14 "$LOGS/sweep10.txt"
     pack ;;
-  *) echo "usage: call.sh land|q|reports|rerun|sweep10"; exit 2 ;;
+  ceregs)  # lab/pending/ce-exchange-maxnreg.patch on the machine's copy: its GPU tests, then the
+    # exchange's parts capped at 64 / 72 registers beside the rule on the seed-16 bf16 tune shapes
+    install_whl
+    git apply --check lab/pending/ce-exchange-maxnreg.patch 2>/dev/null && git apply lab/pending/ce-exchange-maxnreg.patch
+    gpu_env
+    timeout 90 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k "register_cap or r64" \
+      > "$LOGS/t_regs.txt" 2>&1
+    echo "GPU tests: $(tail -n 1 "$LOGS/t_regs.txt")"; grep -h "^FAILED" "$LOGS/t_regs.txt" | head -n 6
+    TESTS=0 TUNE=16 SELECT='tune.*bf16' CANDS=rule,x4k4-r64,x4k4-r72 CALL_LIMIT=${CALL_LIMIT:-210} \
+      bash lab/cross_entropy/device_sweep.sh > "$LOGS/sweep_tail.txt" 2>&1
+    tail -n 20 "$LOGS/sweep_tail.txt"
+    pack ;;
+  *) echo "usage: call.sh land|q|reports|rerun|sweep10|ceregs"; exit 2 ;;
 esac

@@ -52,7 +52,7 @@ case "$CALL" in
     install_whl
     bash lab/gemm/device.sh install > "$LOGS/install.txt" 2>&1  # QuACK's first part, if .cutl1 came
     gpu_env
-    timeout 80 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_norms_gpu.py -k "access_width or aligned" \
+    timeout 100 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_norms_gpu.py -k "access_width or aligned or unrolled" \
       > "$LOGS/t_rerun.txt" 2>&1
     echo "GPU tests: $(tail -n 1 "$LOGS/t_rerun.txt")"; grep -h "^FAILED\|^E  " "$LOGS/t_rerun.txt" | head -n 6
     runner rmsnorm 30 --missing

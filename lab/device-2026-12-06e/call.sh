@@ -7,7 +7,7 @@
 #   run(carry=[".cutl2"], command="bash lab/device-2026-12-06e/call.sh q", timeout_s=120)
 #   run(carry=[".cutl3"], command="bash lab/device-2026-12-06e/call.sh q", timeout_s=120)
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-06e/call.sh reports", timeout_s=560)
-#   run(carry=[".whl", ".cutl1"], command="bash lab/device-2026-12-06e/call.sh rerun", timeout_s=170)
+#   run(carry=[".whl", ".cutl1"], command="bash lab/device-2026-12-06e/call.sh rerun", timeout_s=200)
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-06e/call.sh sweep10", timeout_s=420)
 #   run(carry=[".whl"], command="bash lab/device-2026-12-06e/call.sh ceregs", timeout_s=330)
 #

@@ -55,6 +55,7 @@ from sweep3 import it  # noqa: E402
 
 TUNE_SEED = 10103  # a seed used nowhere else (reports: 1217, 3141, 4099, 5153, 6007, 7321; sweeps 8181, 9209)
 PER_CLASS = {"H": 3, "I": 6, "G": 4, "K": 3, "L": 4}
+CLASS_ORDER = "HGKSLI"
 DRAWS = 6000
 MIN_BYTES = 8e6
 SPLIT_SHAPES = ((3001, 9216, "bfloat16"), (6000, 10240, "float16"), (1500, 12288, "bfloat16"))
@@ -95,7 +96,9 @@ def tune_shapes(fams: dict) -> list[tuple[str, str, str, int, int]]:
             seen[(fid, c)] = seen.get((fid, c), 0) + 1
             out.append((fid, c, f"fwd:{rows}x{n}:{s.dtype}", n, es))
         out += [(fid, "S", f"fwd:{rows}x{n}:{dt}", n, 2) for rows, n, dt in SPLIT_SHAPES]
-    return out
+    # the largest misses first, so that a budget cut leaves the smallest (class I: FlashInfer
+    # 1.003-1.025x faster) unmeasured: a stable sort keeps each class's draw order
+    return sorted(out, key=lambda t: CLASS_ORDER.index(t[1]))
 
 
 def _around(rule: dict, n: int, es: int) -> dict:

@@ -641,6 +641,29 @@ def test_layernorm_aligned_forward(override, cfg, rows, hidden):
 
 
 @pytest.mark.parametrize("mod", ["rms", "ln"])
+@pytest.mark.parametrize("hidden,block", [(300, 64), (256, 64), (70, 32)])
+def test_unrolled_loop_gives_the_loops_bits(override, mod, hidden, block):
+    """A chunked configuration's UNROLL unrolls the loops at compile time: the same operations in
+    the same order, so y (and the statistics) bit for bit the loop's, against float64 too."""
+    m = rms if mod == "rms" else ln
+    g = torch.Generator().manual_seed(hidden + block)
+    x = torch.randn(5, hidden, generator=g) * 2 + 0.5
+    w = torch.rand(hidden, generator=g) + 0.5
+    b = torch.randn(hidden, generator=g)
+
+    def run():
+        return m.rmsnorm(x, w, return_rstd=True) if m is rms else m.layernorm(x, w, b, 1e-5, return_stats=True)
+
+    loop = {"kind": "chunked", "BLOCK": block, "num_warps": 2}
+    override(m, ("fwd", hidden, 4), loop)
+    base = run()
+    override(m, ("fwd", hidden, 4), {**loop, "UNROLL": True})
+    unrolled = run()
+    assert all(torch.equal(u, v) for u, v in zip(base, unrolled))
+    _close(unrolled[0], (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], 1e-5)
+
+
+@pytest.mark.parametrize("mod", ["rms", "ln"])
 def test_odd_rows_take_the_aligned_loop(mod, monkeypatch):
     """The rule's aligned loop for a row off 16-byte multiples (float32 16387: above 16384), against
     float64 and independent of the row count."""
@@ -669,3 +692,33 @@ def test_odd_rows_take_the_aligned_loop(mod, monkeypatch):
     _close(y, ref, 1e-5)
     assert launched, "the rule's ALIGN did not reach the aligned loop"
     assert torch.equal(run(x[:2])[1], y[1])  # row count
+
+
+@pytest.mark.parametrize("mod", ["rms", "ln"])
+def test_batch_invariant_mode_takes_the_plain_loop(mod, monkeypatch):
+    """With BATCH_INVARIANT, rows off 16-byte multiples take the plain loop: a row alone (another
+    offset modulo 16 bytes) has the same bits as inside the batch, and stays correct."""
+    m = rms if mod == "rms" else ln
+    hidden = 16387
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(3, hidden, generator=g) * 2 + 0.5
+    w = torch.rand(hidden, generator=g) + 0.5
+    b = torch.randn(hidden, generator=g)
+
+    def run(t):
+        return m.rmsnorm(t, w) if m is rms else m.layernorm(t, w, b, 1e-5)
+
+    launched = []
+    real = m._fwd_chunked_aligned
+
+    class Spy:
+        def __getitem__(self, grid):
+            launched.append(grid)
+            return real[grid]
+
+    monkeypatch.setattr(m, "_fwd_chunked_aligned", Spy())
+    monkeypatch.setattr(m, "BATCH_INVARIANT", True)
+    inv = run(x)
+    _close(inv, (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], 1e-5)
+    assert not launched
+    assert torch.equal(run(x[1:2])[0], inv[1])  # the row alone, 16387 x 4 bytes off: the same bits

@@ -7,7 +7,7 @@ from site_builder.runner.registry import require_cuda
 from . import register
 
 
-@register("kr-triton-layernorm", requires=["triton"], extra_sources=["kr_triton.py", "../rmsnorm/kr_parts.py", "../_row_access.py"],
+@register("kr-triton-layernorm", requires=["triton"], extra_sources=["kr_triton.py", "../rmsnorm/kr_parts.py", "../rmsnorm/kr_aligned.py", "../_row_access.py"],
           kinds=("forward", "backward"))
 def kr_triton_layernorm(inputs, case):
     eps = float(case.params["eps"])

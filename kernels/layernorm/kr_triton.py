@@ -44,7 +44,9 @@ Kernels (the same scheme as kernels/rmsnorm/kr_triton.py):
   (deterministic) and rounds once to the weight dtype. x and dy are read once.
 
 Launch configuration: rules over (hidden, element size) in `fwd_config` and `bwd_config`; a
-row's arithmetic never depends on the number of rows that come with it.
+row's arithmetic never depends on the number of rows that come with it; a forward row off
+16-byte multiples through the aligned loop follows its first 16-byte boundary instead
+(kernels/rmsnorm/kr_triton.py says how; KR_TRITON_BATCH_INVARIANT=1 turns that off).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ import triton
 import triton.language as tl
 
 from .._row_access import access_granularity, row_ptr
+from ..rmsnorm.kr_aligned import aligned_ok as _aligned_ok, aligned_row
 from ..rmsnorm import kr_parts
 from ..rmsnorm.kr_parts import (bwd_start, count_out, first_pair, gather, parts_config, publish, row_index, row_pair,
                                store_row)
@@ -160,7 +163,10 @@ def _fwd(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd_chunked(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
-                 STORE_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr, G: tl.constexpr = 1):
+                 STORE_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr, G: tl.constexpr = 1,
+                 UNROLL: tl.constexpr = False):
+    """UNROLL: the three loops unrolled at compile time (a configuration's UNROLL), as in
+    kernels/rmsnorm's `_fwd_chunked`: the same operations in the same order, the same bits."""
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
@@ -170,29 +176,59 @@ def _fwd_chunked(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, B
     xrow = row_ptr(X, row * sx, G)
     yrow = row_ptr(Y, row * sy, G)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        acc += tl.load(xrow + cols, mask=cols < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    if UNROLL:
+        for off in tl.static_range(0, N, BLOCK):
+            acc += _chunk_x(xrow, off, N, BLOCK)
+    else:
+        for off in range(0, N, BLOCK):
+            acc += _chunk_x(xrow, off, N, BLOCK)
     mean = tl.sum(acc, axis=0) / N
     acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        cm = cols < N
-        x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        xc = tl.where(cm, x - mean, 0.0)
-        acc += xc * xc
+    if UNROLL:
+        for off in tl.static_range(0, N, BLOCK):
+            acc += _chunk_dev2(xrow, off, mean, N, BLOCK)
+    else:
+        for off in range(0, N, BLOCK):
+            acc += _chunk_dev2(xrow, off, mean, N, BLOCK)
     rstd = tl.math.rsqrt(tl.sum(acc, axis=0) / N + eps)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        cm = cols < N
-        x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
-        w = tl.load(W + cols, mask=cm, other=0.0).to(tl.float32)
-        b = tl.load(B + cols, mask=cm, other=0.0).to(tl.float32)
-        y = (x - mean) * rstd * w + b
-        tl.store(yrow + cols, y.to(Y.dtype.element_ty), mask=cm)
+    if UNROLL:
+        for off in tl.static_range(0, N, BLOCK):
+            _chunk_out(xrow, W, B, yrow, off, mean, rstd, N, BLOCK)
+    else:
+        for off in range(0, N, BLOCK):
+            _chunk_out(xrow, W, B, yrow, off, mean, rstd, N, BLOCK)
     if STORE_STATS:
         tl.store(MEAN + row, mean)
         tl.store(RSTD + row, rstd)
+
+
+@triton.jit
+def _chunk_x(xrow, off, N: tl.constexpr, BLOCK: tl.constexpr):
+    """`_fwd_chunked`'s first loop: one chunk of the row in float32."""
+    cols = off + tl.arange(0, BLOCK)
+    return tl.load(xrow + cols, mask=cols < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
+
+
+@triton.jit
+def _chunk_dev2(xrow, off, mean, N: tl.constexpr, BLOCK: tl.constexpr):
+    """`_fwd_chunked`'s second loop: one chunk's squared deviations from the mean."""
+    cols = off + tl.arange(0, BLOCK)
+    cm = cols < N
+    x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    xc = tl.where(cm, x - mean, 0.0)
+    return xc * xc
+
+
+@triton.jit
+def _chunk_out(xrow, W, B, yrow, off, mean, rstd, N: tl.constexpr, BLOCK: tl.constexpr):
+    """`_fwd_chunked`'s third loop: one chunk of y."""
+    cols = off + tl.arange(0, BLOCK)
+    cm = cols < N
+    x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+    w = tl.load(W + cols, mask=cm, other=0.0).to(tl.float32)
+    b = tl.load(B + cols, mask=cm, other=0.0).to(tl.float32)
+    y = (x - mean) * rstd * w + b
+    tl.store(yrow + cols, y.to(yrow.dtype.element_ty), mask=cm)
 
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
@@ -210,13 +246,7 @@ def _fwd_chunked_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, B
     if I64:
         row = row.to(tl.int64)
     xoff = row * N
-    head = ((VEC - xoff % VEC) % VEC).to(tl.int32)
-    head = tl.minimum(head, N)
-    body = tl.multiple_of(xoff + head, VEC)
-    xb = tl.multiple_of(X + body, 16)
-    yb = tl.multiple_of(Y + body, 16)
-    nb = N - head
-    nbv = tl.multiple_of((nb // VEC) * VEC, VEC)
+    head, nb, nbv, xb, yb = aligned_row(X, Y, xoff, N, VEC)
     nfull = nbv // BLOCK
     nch = tl.cdiv(nbv, BLOCK)
     offs = tl.arange(0, BLOCK)
@@ -288,13 +318,7 @@ def _fwd_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl
     if I64:
         rows = rows.to(tl.int64)
     xoff = rows * N
-    head = ((VEC - xoff % VEC) % VEC).to(tl.int32)
-    head = tl.minimum(head, N)
-    body = tl.multiple_of(xoff + head, VEC)
-    nb = N - head
-    nbv = tl.multiple_of((nb // VEC) * VEC, VEC)
-    xb = tl.multiple_of(X + body, 16)
-    yb = tl.multiple_of(Y + body, 16)
+    head, nb, nbv, xb, yb = aligned_row(X, Y, xoff, N, VEC)
     cols = tl.arange(0, BLOCK)
     v = tl.arange(0, VEC)
     hm = rmask[:, None] & (v[None, :] < head[:, None])
@@ -672,19 +696,19 @@ _F32_MASKED_16K_WARPS = 16
 
 
 def fwd_config(n: int, elsize: int) -> dict:
-    """Forward: a tile of about 4096 elements per program for short rows (several rows per
-    program), one row per program from hidden 4096 up; 1 kB of the tile per warp for float32
-    (two 16-byte vectors per thread), 2 kB for 2-byte types (four), at most 16 warps for 2-byte types and 32 for float32; longer
-    rows go to the chunked kernel. Rows that are not a power of two (>= _SPLIT_MIN, wasting
-    more than an eighth of a masked block: 768, 3072, 9000) are held as power-of-two pieces
-    (kind "split"), warps from their real bytes, except between 4096 and 8192 (5120, 7168):
-    there 2-byte rows take the chunked loop, 4 kB chunks over 8 warps (_CHUNK_BETWEEN,
-    kernels/rmsnorm's rule from sweep 2), float32 rows the masked block (sweep 8). 2-byte rows of kind "rows": 2 kB of the tile
-    per warp (_WARP_BYTES_2B; sweep 2: 8192 at 8 warps 0.958x / 0.960x the 16, 1024 x 4 rows
-    at 4 warps 0.985x the 8); float32 keeps 1 kB per warp (4096: 8 warps 1.015x the 16).
-    Rows above _THREE_PASS_FROM whose length is not a multiple of 16 bytes take the aligned
-    chunked loop (_ALIGN_LOOP); float32 rows of the masked block of 16384 at most 16 warps
-    (_F32_MASKED_16K_WARPS)."""
+    """Forward: a tile of about 4096 elements per program for short rows (several rows per program),
+    one row per program from hidden 4096 up; 1 kB of the tile per warp for float32 (two 16-byte
+    vectors per thread), 2 kB for 2-byte types (four), at most 16 warps for 2-byte types and 32
+    for float32; longer rows go to the chunked kernel. Rows that are not a power of two (>=
+    _SPLIT_MIN, wasting more than an eighth of a masked block: 768, 3072, 9000) are held as
+    power-of-two pieces (kind "split"), warps from their real bytes, except between 4096 and
+    8192 (5120, 7168): there 2-byte rows take the chunked loop, 4 kB chunks over 8 warps
+    (_CHUNK_BETWEEN, kernels/rmsnorm's rule from sweep 2), float32 rows the masked block (sweep
+    8). 2-byte rows of kind "rows": 2 kB of the tile per warp (_WARP_BYTES_2B; sweep 2: 8192 at
+    8 warps 0.958x / 0.960x the 16, 1024 x 4 rows at 4 warps 0.985x the 8); float32 keeps 1 kB
+    per warp (4096: 8 warps 1.015x the 16). Rows above _THREE_PASS_FROM whose length is not a
+    multiple of 16 bytes take the aligned chunked loop (_ALIGN_LOOP); float32 rows of the
+    masked block of 16384 at most 16 warps (_F32_MASKED_16K_WARPS)."""
     if n % (16 // elsize) and n > _THREE_PASS_FROM:
         return dict(_ALIGN_LOOP)
     if n > _MAX_REG_ROW:
@@ -984,6 +1008,10 @@ class _Null:
 # launch and checked bit for bit once.
 _FAST: dict = {}
 _FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
+#: KR_TRITON_BATCH_INVARIANT=1: rows whose length is not a multiple of 16 bytes skip the aligned
+#: forwards, so that a row's bits follow its hidden size and dtype only, wherever it lies (see
+#: the module docstring); they then cost what the plain kernels cost (sweep 9: up to 1.75x)
+BATCH_INVARIANT = os.environ.get("KR_TRITON_BATCH_INVARIANT", "0") not in ("", "0")
 _raw_stream = None
 _get_device = None  # torch._C._cuda_getDevice once the lean path is filled (no lazy-init check)
 
@@ -1043,41 +1071,29 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
                 x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"],
                 B2=cfg["B2"], B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_STATS=return_stats, I64=i64,
                 num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "aligned" and _aligned_ok(x2, y2, n):
+        elif cfg["kind"] == "aligned" and _aligned_ok(x2, y2, n) and not BATCH_INVARIANT:
             _fwd_aligned[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, b, y2, ms, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"],
                 VEC=16 // x2.element_size(), STORE_STATS=return_stats, I64=i64, num_warps=cfg["num_warps"],
                 num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "aligned":  # rows on boundaries already, or strided: the plain block
-            _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
-                x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
-                ROWS=cfg["ROWS"], MASK_COLS=cfg["BLOCK"] != n, STORE_STATS=return_stats, I64=i64, G=g,
-                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned_ok(x2, y2, n):
+        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned_ok(x2, y2, n) and not BATCH_INVARIANT:
             _fwd_chunked_aligned[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"],
                                             VEC=16 // x2.element_size(), STORE_STATS=return_stats, I64=i64,
                                             num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_STATS=return_stats, I64=i64,
-                                    G=g, num_warps=cfg["num_warps"], **_pdl_kw(pdl))
-        else:
+                                    G=g, UNROLL=bool(cfg.get("UNROLL")), num_warps=cfg["num_warps"],
+                                    **_pdl_kw(pdl))
+        else:  # kind "rows"; or "aligned" rows that cannot take it (on boundaries, strided or
+            # BATCH_INVARIANT): the plain block, not remembered for the fast path (which skips the checks)
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
-                ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], STORE_STATS=return_stats, I64=i64,
+                ROWS=cfg["ROWS"], MASK_COLS=cfg.get("MASK_COLS", cfg["BLOCK"] != n), STORE_STATS=return_stats, I64=i64,
                 LATE_W=bool(cfg.get("LATE_W", True)), G=g, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-            if not return_stats and not i64:
+            if cfg["kind"] == "rows" and not return_stats and not i64:
                 _remember_fast(ck, cfg, pdl, g, x2, w, b, y2, n_rows, float(eps), ydt)
     return (y, mean, rstd) if return_stats else y
-
-
-def _aligned_ok(x2, y2, n: int) -> bool:
-    """Whether `_fwd_aligned` applies (kind "aligned"): contiguous x and y on 16-byte boundaries,
-    rows of a length that is not a multiple of 16 bytes of x (otherwise every row starts on a
-    boundary and the plain kernel's accesses are 16 bytes already); y as wide as x or wider."""
-    vec = 16 // x2.element_size()
-    return (n % vec != 0 and x2.stride(0) == n and y2.stride(0) == n and x2.stride(1) == 1
-            and x2.data_ptr() % 16 == 0 and y2.data_ptr() % 16 == 0)
 
 
 def _remember_fast(ck, cfg, pdl, g, x2, w, b, y2, n_rows, eps, ydt):

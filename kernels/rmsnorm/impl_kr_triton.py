@@ -7,7 +7,7 @@ from site_builder.runner.registry import require_cuda
 from . import register
 
 
-@register("kr-triton-rmsnorm", requires=["triton"], extra_sources=["kr_triton.py", "kr_parts.py", "../_row_access.py"],
+@register("kr-triton-rmsnorm", requires=["triton"], extra_sources=["kr_triton.py", "kr_parts.py", "kr_aligned.py", "../_row_access.py"],
           kinds=("forward", "backward"))
 def kr_triton_rmsnorm(inputs, case):
     eps = float(case.params["eps"])

@@ -54,7 +54,13 @@ Kernels:
 
 Launch configuration: chosen from (hidden, element size) by the rules in `_fwd_config` and
 `_bwd_config` (size classes, not a table of workloads). A row's arithmetic never depends on
-the number of rows that come with it (dx and y are bit-identical for a row alone or in a batch).
+the number of rows that come with it (dx and y are bit-identical for a row alone or in a batch),
+with one exception: a forward row whose length is not a multiple of 16 bytes, through the
+aligned loop (ALIGN), is split into head, body and tail at its first 16-byte boundary, so its
+bits follow its address modulo 16: row i of a batch (i x hidden elements from an aligned base)
+keeps its bits at any row count, but the same values at another offset modulo 16 (the row
+alone in a new tensor) may differ in the last bit. KR_TRITON_BATCH_INVARIANT=1 makes those
+rows take the plain kernels.
 """
 
 from __future__ import annotations
@@ -67,6 +73,7 @@ import triton.language as tl
 
 from . import kr_parts
 from .._row_access import access_granularity, row_ptr
+from .kr_aligned import aligned_ok as _aligned_ok, aligned_row
 from .kr_parts import bwd_start, count_out, first_pair, gather, parts_config, publish, row_index, row_pair, store_row
 
 __all__ = ["rmsnorm", "rmsnorm_backward", "fwd_config", "bwd_config"]
@@ -152,7 +159,11 @@ def _fwd(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexp
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd_chunked(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.constexpr,
-                 STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr, G: tl.constexpr = 1):
+                 STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr, G: tl.constexpr = 1,
+                 UNROLL: tl.constexpr = False):
+    """UNROLL: both loops unrolled at compile time (a configuration's UNROLL; rows of a few
+    chunks), so every chunk's load can be issued at once: the same operations in the same
+    order, so the same bits as the loop."""
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
@@ -162,20 +173,40 @@ def _fwd_chunked(X, W, Y, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, BLOCK: tl.
     xrow = row_ptr(X, row * sx, G)
     yrow = row_ptr(Y, row * sy, G)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        x = tl.load(xrow + cols, mask=cols < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        acc += x * x
+    if UNROLL:
+        for off in tl.static_range(0, N, BLOCK):
+            acc += _chunk_sq(xrow, off, N, BLOCK)
+    else:
+        for off in range(0, N, BLOCK):
+            acc += _chunk_sq(xrow, off, N, BLOCK)
     rstd = tl.math.rsqrt(tl.sum(acc, axis=0) / N + eps)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        cm = cols < N
-        x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
-        w = tl.load(W + cols, mask=cm, other=0.0).to(tl.float32)
-        y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
-        tl.store(yrow + cols, y.to(Y.dtype.element_ty), mask=cm)
+    if UNROLL:
+        for off in tl.static_range(0, N, BLOCK):
+            _chunk_out(xrow, W, yrow, off, rstd, N, BLOCK)
+    else:
+        for off in range(0, N, BLOCK):
+            _chunk_out(xrow, W, yrow, off, rstd, N, BLOCK)
     if STORE_RSTD:
         tl.store(RSTD + row, rstd)
+
+
+@triton.jit
+def _chunk_sq(xrow, off, N: tl.constexpr, BLOCK: tl.constexpr):
+    """`_fwd_chunked`'s first loop: the squares of one chunk of the row, in float32."""
+    cols = off + tl.arange(0, BLOCK)
+    x = tl.load(xrow + cols, mask=cols < N, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    return x * x
+
+
+@triton.jit
+def _chunk_out(xrow, W, yrow, off, rstd, N: tl.constexpr, BLOCK: tl.constexpr):
+    """`_fwd_chunked`'s second loop: one chunk of y (the row again, mostly from L1/L2)."""
+    cols = off + tl.arange(0, BLOCK)
+    cm = cols < N
+    x = tl.load(xrow + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+    w = tl.load(W + cols, mask=cm, other=0.0).to(tl.float32)
+    y = w * (x * rstd).to(xrow.dtype.element_ty).to(tl.float32)
+    tl.store(yrow + cols, y.to(yrow.dtype.element_ty), mask=cm)
 
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
@@ -195,17 +226,7 @@ def _fwd_chunked_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.
     if I64:
         row = row.to(tl.int64)
     xoff = row * N
-    head = ((VEC - xoff % VEC) % VEC).to(tl.int32)
-    head = tl.minimum(head, N)
-    body = tl.multiple_of(xoff + head, VEC)
-    # the bodies' first elements on 16-byte boundaries (declared on the pointers: the host
-    # checked both bases, and y's elements are at least as wide as x's)
-    xb = tl.multiple_of(X + body, 16)
-    yb = tl.multiple_of(Y + body, 16)
-    nb = N - head
-    # the body's whole vectors (a length declared a multiple of VEC: the last chunk's mask is
-    # then constant over each vector and its accesses stay 16 bytes wide), then its tail (< VEC)
-    nbv = tl.multiple_of((nb // VEC) * VEC, VEC)
+    head, nb, nbv, xb, yb = aligned_row(X, Y, xoff, N, VEC)  # the body's whole vectors, then its tail
     nfull = nbv // BLOCK
     nch = tl.cdiv(nbv, BLOCK)
     offs = tl.arange(0, BLOCK)
@@ -263,13 +284,7 @@ def _fwd_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.constexp
     if I64:
         rows = rows.to(tl.int64)
     xoff = rows * N
-    head = ((VEC - xoff % VEC) % VEC).to(tl.int32)
-    head = tl.minimum(head, N)
-    body = tl.multiple_of(xoff + head, VEC)
-    nb = N - head
-    nbv = tl.multiple_of((nb // VEC) * VEC, VEC)
-    xb = tl.multiple_of(X + body, 16)
-    yb = tl.multiple_of(Y + body, 16)
+    head, nb, nbv, xb, yb = aligned_row(X, Y, xoff, N, VEC)
     cols = tl.arange(0, BLOCK)
     v = tl.arange(0, VEC)
     hm = rmask[:, None] & (v[None, :] < head[:, None])
@@ -897,6 +912,10 @@ class _Null:
 # then little more than the launch). Filled after a normal launch and checked bit for bit once.
 _FAST: dict = {}
 _FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
+#: KR_TRITON_BATCH_INVARIANT=1: rows whose length is not a multiple of 16 bytes skip the aligned
+#: forwards, so that a row's bits follow its hidden size and dtype only, wherever it lies (see
+#: the module docstring); they then cost what the plain kernels cost (sweep 9: up to 1.75x)
+BATCH_INVARIANT = os.environ.get("KR_TRITON_BATCH_INVARIANT", "0") not in ("", "0")
 _raw_stream = None
 _get_device = None  # torch._C._cuda_getDevice once the lean path is filled (no lazy-init check)
 
@@ -947,42 +966,29 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
                 x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"], B2=cfg["B2"],
                 B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_RSTD=return_rstd, I64=i64, num_warps=cfg["num_warps"],
                 num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "aligned" and _aligned_ok(x2, y2, n):
+        elif cfg["kind"] == "aligned" and _aligned_ok(x2, y2, n) and not BATCH_INVARIANT:
             _fwd_aligned[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, y2, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"],
                 VEC=16 // x2.element_size(), STORE_RSTD=return_rstd, I64=i64, num_warps=cfg["num_warps"],
                 num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "aligned":  # rows on boundaries already, or strided: the plain block
-            _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
-                x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
-                ROWS=cfg["ROWS"], MASK_COLS=cfg["BLOCK"] != n, STORE_RSTD=return_rstd, I64=i64, LATE_W=False, G=g,
-                num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned_ok(x2, y2, n):
+        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned_ok(x2, y2, n) and not BATCH_INVARIANT:
             _fwd_chunked_aligned[(n_rows,)](x2, w, y2, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"],
                                             VEC=16 // x2.element_size(), STORE_RSTD=return_rstd, I64=i64,
                                             num_warps=cfg["num_warps"], **_pdl_kw(pdl))
         elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_RSTD=return_rstd, I64=i64,
-                                    G=g, num_warps=cfg["num_warps"], **_pdl_kw(pdl))
-        else:
+                                    G=g, UNROLL=bool(cfg.get("UNROLL")), num_warps=cfg["num_warps"],
+                                    **_pdl_kw(pdl))
+        else:  # kind "rows"; or "aligned" rows that cannot take it (on boundaries, strided or
+            # BATCH_INVARIANT): the plain block, not remembered for the fast path (which skips the checks)
             ck = _fwd[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, BLOCK=cfg["BLOCK"],
-                ROWS=cfg["ROWS"], MASK_COLS=cfg["MASK_COLS"], STORE_RSTD=return_rstd, I64=i64,
+                ROWS=cfg["ROWS"], MASK_COLS=cfg.get("MASK_COLS", cfg["BLOCK"] != n), STORE_RSTD=return_rstd, I64=i64,
                 LATE_W=bool(cfg.get("LATE_W", False)), G=g, num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-            if not return_rstd and not i64:
+            if cfg["kind"] == "rows" and not return_rstd and not i64:
                 _remember_fast(ck, cfg, pdl, g, x2, w, y2, n_rows, float(eps), ydt)
     return (y, rstd) if return_rstd else y
-
-
-def _aligned_ok(x2, y2, n: int) -> bool:
-    """Whether `_fwd_chunked_aligned` applies (a configuration's ALIGN): contiguous x and y on
-    16-byte boundaries, rows of a length that is not a multiple of 16 bytes of x (otherwise
-    every row starts on a boundary and the plain kernel's accesses are 16 bytes already). y is
-    as wide as x or wider (promote_types), so its body starts on a boundary too."""
-    vec = 16 // x2.element_size()
-    return (n % vec != 0 and x2.stride(0) == n and y2.stride(0) == n and x2.stride(1) == 1
-            and (x2.data_ptr() % 16 == 0) and (y2.data_ptr() % 16 == 0))
 
 
 def _remember_fast(ck, cfg, pdl, g, x2, w, y2, n_rows, eps, ydt):

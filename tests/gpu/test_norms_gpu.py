@@ -346,11 +346,20 @@ def test_access_width_rows_vs_float64_and_row_independent():
             six = {k: (v[:6] if k == "x" else v) for k, v in inputs.items()}
             assert torch.equal(_run(family, case, six)["y"][5], out["y"][5]), (family, hidden, "row count")
             # a row alone (another offset modulo 16 bytes): the same bits unless the rule's aligned
-            # loop split the batch's row at its own 16-byte boundary (2026-12-06 on an H100:
-            # LayerNorm 28690 fp16 differed; lab/pending/norms-batch-invariant.patch)
+            # loop split the batch's row at its own 16-byte boundary (the modules' docstrings);
+            # with BATCH_INVARIANT the plain kernels, the same bits wherever the row lies
             one = {k: (v[5:6] if k == "x" else v) for k, v in inputs.items()}
-            if not KR[family].fwd_config(hidden, inputs["x"].element_size()).get("ALIGN"):
+            kr = KR[family]
+            aligned = kr.fwd_config(hidden, inputs["x"].element_size()).get("ALIGN")
+            if not aligned:
                 assert torch.equal(_run(family, case, one)["y"][0], out["y"][5]), (family, hidden, "row alone")
+            kr.BATCH_INVARIANT = True
+            try:
+                inv = _run(family, case, inputs)["y"]
+                assert torch.equal(_run(family, case, one)["y"][0], inv[5]), (family, hidden, "batch invariant")
+                _check(family, case, {**out, "y": inv}, PKG[family].family.reference(case, inputs))
+            finally:
+                kr.BATCH_INVARIANT = False
             # the same rows one element off a 16-byte boundary: G = 1, another layout, still correct
             x = inputs["x"]
             buf = torch.empty(x.numel() + 1, dtype=x.dtype, device=DEV)[1:].view_as(x)
@@ -393,5 +402,38 @@ def test_aligned_forwards_vs_float64_row_independent_and_cuda_graph():
                     graph.replay()
                     torch.cuda.synchronize()
                     assert torch.equal(y, out["y"]), (family, hidden, cfg)
+                finally:
+                    kr.OVERRIDE.pop(("fwd", hidden, el), None)
+
+
+def test_unrolled_loop_gives_the_loops_bits():
+    """A chunked configuration's UNROLL (lab/norms/sweep10.py's decode candidates), at decode and
+    at training row counts, every dtype, both families, strided rows (G = 1) too: against
+    float64, and a row's bits the same among fewer rows. RMSNorm's unrolled loops give the
+    loop's bits. LayerNorm's may differ from its loop in the last bit (an H100 on 2026-12-06
+    found 4 of 3,072,000 elements at 64 x 8000 bf16, random inputs: lab/device-2026-12-06f/),
+    so a LayerNorm rule may take UNROLL by hidden and dtype, never by the row count."""
+    shapes = ((3, 6980, "bfloat16"), (300, 5120, "float16"), (11, 7168, "bfloat16"), (2, 4100, "float32"),
+              (64, 8000, "bfloat16"))
+    for family in ("rmsnorm", "layernorm"):
+        kr = KR[family]
+        for rows, hidden, dtype in shapes:
+            case = _case(family, "forward", rows, hidden, dtype)
+            inputs = PKG[family].family.make_inputs(case, 13, DEV)
+            el = inputs["x"].element_size()
+            loop = {"kind": "chunked", "BLOCK": 4096 // el, "num_warps": 8}
+            views = [inputs, dict(inputs, x=torch.randn(rows, hidden + 3, device=DEV).to(inputs["x"].dtype)[:, :hidden])]
+            for ins in views:
+                try:
+                    kr.OVERRIDE[("fwd", hidden, el)] = loop
+                    base = _run(family, case, ins)["y"]
+                    kr.OVERRIDE[("fwd", hidden, el)] = {**loop, "UNROLL": True}
+                    out = _run(family, case, ins)
+                    if family == "rmsnorm":
+                        assert torch.equal(out["y"], base), (family, rows, hidden, dtype)
+                    _check(family, case, out, PKG[family].family.reference(case, ins))
+                    r = max(0, rows - 2)
+                    fewer = dict(ins, x=ins["x"][:r + 1])
+                    assert torch.equal(_run(family, case, fewer)["y"][r], out["y"][r]), (family, rows, hidden, dtype)
                 finally:
                     kr.OVERRIDE.pop(("fwd", hidden, el), None)

@@ -8,6 +8,7 @@
 #   run(carry=[".whl", ".fislim"], command="bash lab/device-2026-12-06f/call.sh land", timeout_s=420)
 #   run(carry=[".whl"], command="bash lab/device-2026-12-06e/call.sh ceregs", timeout_s=330)
 #   run(carry=[".whl", ".fislim"], command="REPORT_SEED=... bash lab/device-2026-12-06f/call.sh report", timeout_s=400)
+#   run(carry=[".whl", ".fislim"], command="CLASSES=GKI bash lab/device-2026-12-06f/call.sh sweep11", timeout_s=400)
 #
 # all: the norms GPU tests of the patches (access width, aligned, unrolled, a row alone against
 #   its batch) beside sweep 10's compile-cache prewarm, then lab/norms/sweep10.py (SWEEP_BUDGET s,
@@ -15,10 +16,13 @@
 #   scarce: four starts failed, 630 s of the budget, so sweep and landing share one call).
 # land: every norms GPU test (three processes) beside the prewarm of REPORT_SEED's report shapes,
 #   then ours on both norms (--missing: the kernels are re-hashed).
+# sweep11 (written after this session's calls): lab/norms/sweep11.py's classes CLASSES (G, K: decode
+#   and training rows between 4096 and 8192, UNROLL on more warps and longer chunks; I: RMSNorm mid
+#   sizes against FlashInfer, which needs QuACK's three calls first) after its prewarm.
 # report: the REPORT_SEED reports of both norms, every implementation that imports (FlashInfer
 #   from .fislim; QuACK only where an earlier call on this warm machine installed it).
 SEED=${REPORT_SEED:-7321}
-. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh all|land|report}"
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh all|land|sweep11|report}"
 fi_install() { [ -d .fislim ] && bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1; tail -n 1 "$LOGS/flashinfer_install.txt"; }
 case "$CALL" in
   all)
@@ -41,9 +45,17 @@ case "$CALL" in
     runner rmsnorm "${RMS_BUDGET:-40}" --missing
     runner layernorm "${LN_BUDGET:-30}" --missing
     pack ;;
+  sweep11)
+    install_whl; fi_install; gpu_env
+    for i in 0 1 2 3 4 5 6 7; do timeout 100 python3 lab/norms/sweep11.py --prewarm $i 8 --classes "${CLASSES:-GKI}" > "$LOGS/prewarm11-$i.log" 2>&1 & done
+    wait
+    SWEEP_BUDGET=${SWEEP_BUDGET:-240} timeout $(( ${SWEEP_BUDGET:-240} + 40 )) python3 lab/norms/sweep11.py \
+      --out "$OUT/sweep11.json" --classes "${CLASSES:-GKI}" > "$LOGS/sweep11.txt" 2>&1
+    tail -n 30 "$LOGS/sweep11.txt"
+    pack ;;
   report)
     install_whl; fi_install
     pack > /dev/null
     BUDGET=${BUDGET:-140} N=12 REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh rmsnorm layernorm ;;
-  *) echo "usage: call.sh all|land|report"; exit 2 ;;
+  *) echo "usage: call.sh all|land|sweep11|report"; exit 2 ;;
 esac

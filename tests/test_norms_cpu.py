@@ -663,44 +663,13 @@ def test_unrolled_loop_gives_the_loops_bits(override, mod, hidden, block):
     _close(unrolled[0], (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], 1e-5)
 
 
-@pytest.mark.parametrize("mod", ["rms", "ln"])
-def test_odd_rows_take_the_aligned_loop(mod, monkeypatch):
-    """The rule's aligned loop for a row off 16-byte multiples (float32 16387: above 16384), against
-    float64 and independent of the row count."""
+def _odd_rows(mod, seed, monkeypatch):
+    """Three float32 rows of 16387 (off 16-byte multiples, above 16384: the rule's aligned loop),
+    the family's call on them, its float64 reference, and the list of the aligned loop's launches
+    (`_fwd_chunked_aligned` wrapped so that each launch is recorded, then made)."""
     m = rms if mod == "rms" else ln
     hidden = 16387
-    assert m.fwd_config(hidden, 4).get("ALIGN") and not m.OVERRIDE
-    g = torch.Generator().manual_seed(5)
-    x = torch.randn(3, hidden, generator=g) * 2 + 0.5
-    w = torch.rand(hidden, generator=g) + 0.5
-    b = torch.randn(hidden, generator=g)
-
-    def run(t):
-        return m.rmsnorm(t, w) if m is rms else m.layernorm(t, w, b, 1e-5)
-
-    ref = (_rms64(x, w) if m is rms else _ln64(x, w, b))[0]
-    launched = []
-    real = m._fwd_chunked_aligned
-
-    class Spy:  # records the aligned loop's launches, then launches it
-        def __getitem__(self, grid):
-            launched.append(grid)
-            return real[grid]
-
-    monkeypatch.setattr(m, "_fwd_chunked_aligned", Spy())
-    y = run(x)
-    _close(y, ref, 1e-5)
-    assert launched, "the rule's ALIGN did not reach the aligned loop"
-    assert torch.equal(run(x[:2])[1], y[1])  # row count
-
-
-@pytest.mark.parametrize("mod", ["rms", "ln"])
-def test_batch_invariant_mode_takes_the_plain_loop(mod, monkeypatch):
-    """With BATCH_INVARIANT, rows off 16-byte multiples take the plain loop: a row alone (another
-    offset modulo 16 bytes) has the same bits as inside the batch, and stays correct."""
-    m = rms if mod == "rms" else ln
-    hidden = 16387
-    g = torch.Generator().manual_seed(6)
+    g = torch.Generator().manual_seed(seed)
     x = torch.randn(3, hidden, generator=g) * 2 + 0.5
     w = torch.rand(hidden, generator=g) + 0.5
     b = torch.randn(hidden, generator=g)
@@ -717,8 +686,28 @@ def test_batch_invariant_mode_takes_the_plain_loop(mod, monkeypatch):
             return real[grid]
 
     monkeypatch.setattr(m, "_fwd_chunked_aligned", Spy())
+    return m, x, run, (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], launched
+
+
+@pytest.mark.parametrize("mod", ["rms", "ln"])
+def test_odd_rows_take_the_aligned_loop(mod, monkeypatch):
+    """The rule's aligned loop for a row off 16-byte multiples (float32 16387: above 16384), against
+    float64 and independent of the row count."""
+    m, x, run, ref, launched = _odd_rows(mod, 5, monkeypatch)
+    assert m.fwd_config(x.shape[1], 4).get("ALIGN") and not m.OVERRIDE
+    y = run(x)
+    _close(y, ref, 1e-5)
+    assert launched, "the rule's ALIGN did not reach the aligned loop"
+    assert torch.equal(run(x[:2])[1], y[1])  # row count
+
+
+@pytest.mark.parametrize("mod", ["rms", "ln"])
+def test_batch_invariant_mode_takes_the_plain_loop(mod, monkeypatch):
+    """With BATCH_INVARIANT, rows off 16-byte multiples take the plain loop: a row alone (another
+    offset modulo 16 bytes) has the same bits as inside the batch, and stays correct."""
+    m, x, run, ref, launched = _odd_rows(mod, 6, monkeypatch)
     monkeypatch.setattr(m, "BATCH_INVARIANT", True)
     inv = run(x)
-    _close(inv, (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], 1e-5)
+    _close(inv, ref, 1e-5)
     assert not launched
     assert torch.equal(run(x[1:2])[0], inv[1])  # the row alone, 16387 x 4 bytes off: the same bits

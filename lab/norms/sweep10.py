@@ -124,12 +124,17 @@ def _around(rule: dict, n: int, es: int) -> dict:
     return out
 
 
-def items(kr: dict) -> list[dict]:
-    from site_builder.runner.families import KERNELS_ROOT, load_family
-
+def add_peers() -> None:
+    """FlashInfer and QuACK among sweep 2's peers where their packages import."""
     for fid, extra in EXTRA_PEERS.items():
         got = tuple(impl for pkg, impl in extra if importlib.util.find_spec(pkg) is not None)
         sweep2.PEERS[fid] = tuple(dict.fromkeys(sweep2.PEERS[fid] + got))
+
+
+def items(kr: dict) -> list[dict]:
+    from site_builder.runner.families import KERNELS_ROOT, load_family
+
+    add_peers()
     fams = {f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}
     out = []
     for fid, c, spec, n, es in tune_shapes(fams):

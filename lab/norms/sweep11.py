@@ -24,7 +24,6 @@ Tune shapes: the families' samplers with TUNE_SEED (used nowhere else). `--class
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -32,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import sweep2  # noqa: E402
 import sweep10  # noqa: E402
-from sweep2 import _chunked, _rows  # noqa: E402
+from sweep2 import _rows  # noqa: E402
 from sweep3 import it  # noqa: E402
 
 TUNE_SEED = 11027  # a seed used nowhere else (sweeps 8181, 9209, 10103; reports 1217-7321)
@@ -79,9 +78,7 @@ def _decode_cands(rule: dict, n: int, es: int) -> dict:
 def items(kr: dict) -> list[dict]:
     from site_builder.runner.families import KERNELS_ROOT, load_family
 
-    for fid, extra in sweep10.EXTRA_PEERS.items():  # FlashInfer and QuACK where they import
-        got = tuple(impl for pkg, impl in extra if importlib.util.find_spec(pkg) is not None)
-        sweep2.PEERS[fid] = tuple(dict.fromkeys(sweep2.PEERS[fid] + got))
+    sweep10.add_peers()
     fams = {f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}
     out = []
     for fid, c, spec, n, es in tune_shapes(fams):

@@ -368,6 +368,14 @@ def test_access_width_rows_vs_float64_and_row_independent():
             _check(family, case, _run(family, case, mis), PKG[family].family.reference(case, mis))
 
 
+def _same_among_fewer_rows(family, case, inputs, y, label):
+    """Row rows-2 of y (the forward over all of inputs' rows) has the same bits when the call
+    holds only the rows up to it."""
+    r = max(0, inputs["x"].shape[0] - 2)
+    fewer = dict(inputs, x=inputs["x"][:r + 1])
+    assert torch.equal(_run(family, case, fewer)["y"][r], y[r]), label
+
+
 def test_aligned_forwards_vs_float64_row_independent_and_cuda_graph():
     """The aligned forwards (lab/norms/sweep9.py's candidates) on rows whose length is not a
     multiple of 16 bytes, every dtype: against the float64 reference, a row's bits the same among
@@ -392,9 +400,7 @@ def test_aligned_forwards_vs_float64_row_independent_and_cuda_graph():
                     assert kr._aligned_ok(inputs["x"], torch.empty_like(inputs["x"]), hidden)
                     out = _run(family, case, inputs)
                     _check(family, case, out, PKG[family].family.reference(case, inputs))
-                    r = max(0, rows - 2)
-                    fewer = dict(inputs, x=inputs["x"][:r + 1])
-                    assert torch.equal(_run(family, case, fewer)["y"][r], out["y"][r]), (family, hidden, cfg)
+                    _same_among_fewer_rows(family, case, inputs, out["y"], (family, hidden, cfg))
                     graph = torch.cuda.CUDAGraph()
                     torch.cuda.synchronize()
                     with torch.cuda.graph(graph):
@@ -432,8 +438,6 @@ def test_unrolled_loop_gives_the_loops_bits():
                     if family == "rmsnorm":
                         assert torch.equal(out["y"], base), (family, rows, hidden, dtype)
                     _check(family, case, out, PKG[family].family.reference(case, ins))
-                    r = max(0, rows - 2)
-                    fewer = dict(ins, x=ins["x"][:r + 1])
-                    assert torch.equal(_run(family, case, fewer)["y"][r], out["y"][r]), (family, rows, hidden, dtype)
+                    _same_among_fewer_rows(family, case, ins, out["y"], (family, rows, hidden, dtype))
                 finally:
                     kr.OVERRIDE.pop(("fwd", hidden, el), None)

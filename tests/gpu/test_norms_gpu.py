@@ -353,13 +353,13 @@ def test_access_width_rows_vs_float64_and_row_independent():
             aligned = kr.fwd_config(hidden, inputs["x"].element_size()).get("ALIGN")
             if not aligned:
                 assert torch.equal(_run(family, case, one)["y"][0], out["y"][5]), (family, hidden, "row alone")
-            kr.BATCH_INVARIANT = True
+            was, kr.BATCH_INVARIANT = kr.BATCH_INVARIANT, True
             try:
                 inv = _run(family, case, inputs)["y"]
                 assert torch.equal(_run(family, case, one)["y"][0], inv[5]), (family, hidden, "batch invariant")
                 _check(family, case, {**out, "y": inv}, PKG[family].family.reference(case, inputs))
             finally:
-                kr.BATCH_INVARIANT = False
+                kr.BATCH_INVARIANT = was  # as the environment set it
             # the same rows one element off a 16-byte boundary: G = 1, another layout, still correct
             x = inputs["x"]
             buf = torch.empty(x.numel() + 1, dtype=x.dtype, device=DEV)[1:].view_as(x)

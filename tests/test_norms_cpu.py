@@ -485,10 +485,11 @@ def test_launch_configuration_follows_rules_not_a_table():
     are exact power-of-two pieces; rows above _BWD_REG_ROW (12288 in both families) take the
     parts backward, 4 kB of each input a program on 4 warps; forward rows from 16384 to 32768 the
     chunked kernel (lab/norms/NOTES.md, sweeps 2-5); rows off 16-byte multiples the aligned loop
-    where sweep 9 measured it faster."""
+    where sweeps 9 and 10 measured it faster; 2-byte rows of two pieces above 8192 the chunked
+    loop, and LayerNorm's loop between 4096 and 8192 unrolled (sweep 10)."""
     assert rms._BWD_REG_ROW == 12288 and ln._BWD_REG_ROW == 12288
-    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4097, 4544, 5120, 7168, 7500, 8192, 9000, 10496,
-              12345, 16384, 20000, 28397, 32768, 40000, 40001):
+    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4097, 4544, 5120, 7168, 7500, 8192, 9000, 9216,
+              10240, 10496, 12288, 12345, 16384, 20000, 28397, 32768, 40000, 40001):
         for es in (2, 4):
             for mod in (rms, ln):
                 f = mod.fwd_config(n, es)
@@ -497,15 +498,21 @@ def test_launch_configuration_follows_rules_not_a_table():
                 split_class = n >= 512 and n & (n - 1) and ((1 << (n - 1).bit_length()) - n) * 8 > n
                 odd = n % (16 // es) != 0
                 if f.get("ALIGN"):
-                    # rows off 16-byte multiples: the aligned loop (sweep 9), RMSNorm from 4096 at
-                    # 2 bytes, both families above 16384; 4096-element chunks on 8 warps below it
+                    # rows off 16-byte multiples: the aligned loop (sweeps 9, 10) at 2 bytes, RMSNorm
+                    # from 4096, LayerNorm above 8192; both families above 16384 at any type;
+                    # 4096-element chunks on 8 warps below 16384
                     assert f["kind"] == "chunked" and odd
-                    assert n > 16384 or (mod is rms and es == 2 and n >= 4096)
+                    assert n > 16384 or (es == 2 and (n >= 4096 if mod is rms else n > 8192))
                     assert (f["BLOCK"], f["num_warps"]) == ((8192, 16) if n > 16384 else (4096, 8))
                 elif f["kind"] == "chunked":
                     assert not (odd and n > 16384)
-                    assert n > 16384 or (4096 < n < 8192 and split_class)
-                    if n > 32768 or n < 8192:
+                    two_pieces = split_class and mod.split_pieces(n)[2] == 0
+                    assert n > 16384 or (4096 < n < 8192 and split_class) or (es == 2 and n > 8192 and two_pieces)
+                    # LayerNorm's loop between 4096 and 8192 unrolled, by hidden and type only (sweep 10)
+                    assert bool(f.get("UNROLL")) is (mod is ln and 4096 < n < 8192)
+                    if 8192 < n <= 16384:  # the split loop (sweep 10)
+                        assert (f["BLOCK"], f["num_warps"]) == ((8192, 16) if mod is rms else (4096, 8))
+                    elif n > 32768 or n < 8192:
                         assert f["BLOCK"] * es == (4096 if n < 8192 else 16384)
                         assert f["num_warps"] == (8 if n < 8192 else 16)
                     elif mod is rms:  # the whole row one chunk (sweep 5)
@@ -519,7 +526,7 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert (f["B1"], f["B2"], f["B3"]) == mod.split_pieces(n)
                     assert f["B1"] + f["B2"] == n and f["B3"] == 0 and not f["MASK_COLS"]
                     assert n >= 512 and (f["BLOCK"] - n) * 8 > n
-                    assert not 4096 < n < 8192
+                    assert not 4096 < n < 8192 and not (es == 2 and n > 8192)
                 elif f["kind"] == "rows":
                     # a third piece, or float32 between 4096 and 8192 (sweep 8): the masked block
                     assert not split_class or mod.split_pieces(n)[2] != 0 or (es == 4 and 4096 < n < 8192)

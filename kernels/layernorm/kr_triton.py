@@ -166,7 +166,9 @@ def _fwd_chunked(X, W, B, Y, MEAN, RSTD, n_rows, sx, sy, eps, N: tl.constexpr, B
                  STORE_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr, G: tl.constexpr = 1,
                  UNROLL: tl.constexpr = False):
     """UNROLL: the three loops unrolled at compile time (a configuration's UNROLL), as in
-    kernels/rmsnorm's `_fwd_chunked`: the same operations in the same order, the same bits."""
+    kernels/rmsnorm's `_fwd_chunked`: the same operations in the same order, but not always the
+    loop's bits (an H100 found 4 of 3,072,000 elements a last bit apart at 64 x 8000 bf16), so a
+    rule takes it by hidden and type only."""
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
@@ -689,6 +691,17 @@ _THREE_PASS_FROM = 16384
 #: odd rows keep the rules: at 1066 fp16 (15232 rows) the aligned loop was 1.59x the plain block
 #: and more; kernels/rmsnorm takes the loop from 4096 at 2 bytes, not measured here
 _ALIGN_LOOP = {"kind": "chunked", "BLOCK": 8192, "num_warps": 16, "ALIGN": 1}
+#: 2-byte rows off 16-byte multiples from 8192 to _THREE_PASS_FROM: the aligned loop in 4 kB
+#: chunks on 8 warps. Sweep 10 (H100, 2026-12-06, tune seed 10103; lab/device-2026-12-06f/):
+#: 3494 x 9365 fp16 60.22 us against the rule's (the masked block) 77.46, torch.compile 111.1;
+#: 6500 x 8469 fp16 98.68 against 127.9 (2 kB chunks on 4 warps 96.58); 862 x 15179 fp16 33.88
+#: against 37.36. Between 4096 and 8192 not measured (kernels/rmsnorm takes it from 4096)
+_ALIGN_LOOP_2B = {"kind": "chunked", "BLOCK": 4096, "num_warps": 8, "ALIGN": 1}
+#: 2-byte rows of two power-of-two pieces above 8192 (9216, 10240, 12288): the chunked loop in
+#: 4 kB chunks on 8 warps, not `_fwd_split`. Sweep 10: 3001 x 9216 bf16 41.55 us against the
+#: split's 63.63 (torch.compile 43.26); 6000 x 10240 fp16 85.64 against 129.0; 1500 x 12288
+#: bf16 29.80 against 34.76 (the masked block of 16384 28.21)
+_SPLIT_LOOP = {"kind": "chunked", "BLOCK": 4096, "num_warps": 8}
 #: float32 split-class rows held in the masked block of 16384 (8192 < n < 16384): at most 16
 #: warps. Sweep 9: 6393 x 10496 fp32 180.8 us on 16 warps (182.5 on 8) against 200.0 on the 32 of
 #: the rule before, torch.compile 181.2 (kernels/rmsnorm: 16 and 32 within 1 % at 9664 and 9280)
@@ -707,10 +720,14 @@ def fwd_config(n: int, elsize: int) -> dict:
     8). 2-byte rows of kind "rows": 2 kB of the tile per warp (_WARP_BYTES_2B; sweep 2: 8192 at
     8 warps 0.958x / 0.960x the 16, 1024 x 4 rows at 4 warps 0.985x the 8); float32 keeps 1 kB
     per warp (4096: 8 warps 1.015x the 16). Rows above _THREE_PASS_FROM whose length is not a
-    multiple of 16 bytes take the aligned chunked loop (_ALIGN_LOOP); float32 rows of the
+    multiple of 16 bytes take the aligned chunked loop (_ALIGN_LOOP), 2-byte ones from 8192 too
+    (_ALIGN_LOOP_2B); 2-byte rows of two pieces above 8192 the chunked loop (_SPLIT_LOOP); the
+    loop between 4096 and 8192 is unrolled (UNROLL, sweep 10); float32 rows of the
     masked block of 16384 at most 16 warps (_F32_MASKED_16K_WARPS)."""
     if n % (16 // elsize) and n > _THREE_PASS_FROM:
         return dict(_ALIGN_LOOP)
+    if n % (16 // elsize) and elsize == 2 and n > _CHUNK_BETWEEN[1]:
+        return dict(_ALIGN_LOOP_2B)
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     if n > _THREE_PASS_FROM:
@@ -724,8 +741,12 @@ def fwd_config(n: int, elsize: int) -> dict:
     if n >= _SPLIT_MIN and block != n and (block - n) * _SPLIT_WASTE > n:
         between = _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]
         if between and elsize != 4:
-            return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8}
+            # UNROLL: the loops unrolled (sweep 10: 0.87-0.97x the loop at 1-94 rows, 0.99-1.01x
+            # at 2690-11650 rows); by hidden and type, so a row's bits keep to the row count
+            return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8, "UNROLL": True}
         b1, b2, b3 = split_pieces(n)
+        if b3 == 0 and elsize == 2 and n > _CHUNK_BETWEEN[1]:
+            return dict(_SPLIT_LOOP)
         warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
         if b3 == 0 and not between:
             return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,

@@ -598,6 +598,11 @@ _LATE_W_BELOW = 16384
 #: on purpose: the sweep found the masked block of 8192 0.56-0.68x the loop at 5-15 rows of
 #: 4198-6568, but a rule on the row count would make a row's bits depend on the batch
 _ALIGN_LOOP_FROM = 4096
+#: 2-byte rows of two power-of-two pieces above 8192 (9216, 10240, 12288): the chunked loop in
+#: 8192-element chunks on 16 warps, not `_fwd_split`. Sweep 10 (H100, 2026-12-06, lab/device-2026-12-06f/):
+#: 3001 x 9216 bf16 38.67 us against the split's 41.19; 6000 x 10240 fp16 83.20 against 90.70
+#: (the masked block of 16384 83.00); 1500 x 12288 bf16 26.22 against 27.35
+_SPLIT_LOOP = {"kind": "chunked", "BLOCK": 8192, "num_warps": 16}
 _ALIGN_LOOP = {False: {"kind": "chunked", "BLOCK": 4096, "num_warps": 8, "ALIGN": 1},
                True: {"kind": "chunked", "BLOCK": 8192, "num_warps": 16, "ALIGN": 1}}
 
@@ -613,7 +618,8 @@ def fwd_config(n: int, elsize: int) -> dict:
     the masked block (2496, 1252, 9000), warps from its real bytes either way; except between
     4096 and 8192 (5120, 7168, 4097): there 2-byte rows take the chunked loop with 4 kB chunks
     over 8 warps (_CHUNK_BETWEEN; sweep 2: 0.86x / 0.79x the split, 0.88x / 0.95x the masked
-    block) and float32 rows the masked block (sweep 8: 0.82x the loop).
+    block) and float32 rows the masked block (sweep 8: 0.82x the loop); and 2-byte rows of two
+    pieces above 8192 take the chunked loop (_SPLIT_LOOP, sweep 10).
     Rows held in a block of 4096 or 8192 load the weight after the reduction (LATE_W; sweep 2
     at 8192: 0.986x / 0.960x the early load at 4096 / 2048 rows; sweep 6 at 4096: 0.979x /
     0.950x; at 32768 the early load was 1.9 % faster, 16384 is not measured and keeps run 2's
@@ -638,6 +644,8 @@ def fwd_config(n: int, elsize: int) -> dict:
         if between and elsize != 4:
             return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8}
         b1, b2, b3 = split_pieces(n)
+        if b3 == 0 and elsize == 2 and n > _CHUNK_BETWEEN[1]:
+            return dict(_SPLIT_LOOP)
         warps = max(1, min(cap, _pow2_floor(rows * n * elsize // 1024)))
         if b3 == 0 and not between:
             return {"kind": "split", "B1": b1, "B2": b2, "B3": b3, "BLOCK": block, "ROWS": rows,

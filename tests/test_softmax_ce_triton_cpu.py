@@ -325,6 +325,43 @@ def test_cross_entropy_alt_path_by_vocab(monkeypatch):
         ce.FWDBWD_FORCE = None
 
 
+def test_cross_entropy_exchange_register_cap(monkeypatch):
+    """`xregs`: the exchange's launch carries ptxas' register cap (MAXNREG), which moves no
+    arithmetic: the same loss and gradient bits as without it, against float64 too."""
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(3, 5000, generator=g) * 4
+    t = torch.tensor([7, -100, 4999])
+    try:
+        ce.FWDBWD_FORCE = {"path": "exchange", "block": 1024, "max_row": 1024}
+        plan = ce.plan_fwd_bwd(5000, 3, elem_size=4)
+        assert plan["SPLIT"] > 1 and plan["MAXNREG"] == 0
+        base = ce.cross_entropy_fwd_bwd(x, t)
+        ce.FWDBWD_FORCE = {"path": "exchange", "block": 1024, "max_row": 1024, "xregs": 64}
+        assert ce.plan_fwd_bwd(5000, 3, elem_size=4)["MAXNREG"] == 64
+        capped = ce.cross_entropy_fwd_bwd(x, t)
+    finally:
+        ce.FWDBWD_FORCE = None
+    assert torch.equal(base[0], capped[0]) and torch.equal(base[1], capped[1])
+    loss_ref, g_ref = _ce_ref(x, t)
+    assert abs(capped[0].item() - loss_ref.item()) < 1e-5 * abs(loss_ref.item()) and _rel(capped[1], g_ref) < 1e-5
+
+
+def test_cross_entropy_register_cap_from_a_vocabulary(monkeypatch):
+    """`xregs_from`: the rule's cap only on rows of at least that many columns; a forced `xregs`
+    without a forced `xregs_from` applies at every vocabulary (as a forced path does)."""
+    monkeypatch.setitem(ce.FWDBWD_RULE, 4, {**ce.FWDBWD_RULE[4], "path": "exchange", "block": 1024,
+                                            "max_row": 1024, "xregs": 64, "xregs_from": 5000})
+    assert ce.plan_fwd_bwd(4999, 3, elem_size=4)["MAXNREG"] == 0
+    assert ce.plan_fwd_bwd(5000, 3, elem_size=4)["MAXNREG"] == 64
+    try:
+        ce.FWDBWD_FORCE = {"xregs": 72}
+        assert ce.plan_fwd_bwd(2000, 3, elem_size=4)["MAXNREG"] == 72
+        ce.FWDBWD_FORCE = {"xregs": 72, "xregs_from": 3000}
+        assert ce.plan_fwd_bwd(2000, 3, elem_size=4)["MAXNREG"] == 0
+    finally:
+        ce.FWDBWD_FORCE = None
+
+
 def test_cross_entropy_edge_cases():
     x = torch.randn(6, 3001)
     t = torch.full((6,), -100)

@@ -620,7 +620,17 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: (`_pipe`; rows on 16-byte boundaries, else the row loop): a persistent grid of `pper`
 #: programs per SM (at most what fits) over `pblock`-column tiles on `pwarps` warps, each tile's
 #: chunk held in registers (`phold`; 0: read again) while its row's (max, sum) pairs arrive: the
-#: logits read once; `pevict` 1: its loads evict_first, its gradient stored .cs.
+#: logits read once; `pevict` 1: its loads evict_first, its gradient stored .cs. `xregs` (0:
+#: none): the exchange's parts compiled to at most that many registers a thread (ptxas'
+#: .maxnreg): at 4096-column parts on 4 warps they take 80-96 (5-6 programs an SM), at 64 none
+#: spill (sm_90 ptxas -v, 2026-12-06) and 8 programs fit: more of a row's parts resident at once.
+#: `xregs_from`: the cap only on rows of at least that many columns (a forced `xregs` without a
+#: forced `xregs_from` applies at every vocabulary). bf16 / fp16: 64 from 140000 columns, from the
+#: sweep of 2026-12-07 00:40 (H100, the seed-16 bf16 tune shapes, cold L2, CUDA graphs;
+#: lab/device-2026-12-07/ce-regs/ce-sweep.md): capped against the uncapped rule 0.80-0.88x at
+#: every tune vocab from 143103 up (4096 x 238603: 1862 against 2254 us, 1.10x the floor against
+#: 1.33x; 2048 x 143103: 520 / 619), but 1.15x at 4096 x 128256 (943 / 821): the threshold lies
+#: between them. fp32 is not capped (not measured).
 #: Default from the H200 sweep of 2026-12-02 (lab/cross_entropy/sweep-2026-12-02/ce-sweep.md,
 #: 12 bf16 fwd+bwd workloads, cold L2): the row loop on 4096-column chunks and 4 warps was the
 #: fastest candidate at 8 of them and within 4 % of the best at the other 4 (the 4096-part
@@ -650,13 +660,13 @@ FWDBWD_RULE = {
     2: {"path": "rowloop", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1, "xexp": 0,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "revict": 1,
-        "pblock": 4096, "pwarps": 4, "pper": 6, "phold": 1, "pevict": 1,
-        "alt_path": "exchange", "alt_from": ALT_FROM_2},
+        "pblock": 4096, "pwarps": 4, "pper": 6, "phold": 1, "pevict": 1, "xregs": 64,
+        "xregs_from": 140000, "alt_path": "exchange", "alt_from": ALT_FROM_2},
     4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1, "xexp": 0,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "revict": 0,
-        "pblock": 4096, "pwarps": 4, "pper": 4, "phold": 1, "pevict": 1,
-        "alt_path": "twopass", "alt_from": 0},
+        "pblock": 4096, "pwarps": 4, "pper": 4, "phold": 1, "pevict": 1, "xregs": 0,
+        "xregs_from": 0, "alt_path": "twopass", "alt_from": 0},
 }
 #: A sweep's forced candidate: a dict of FWDBWD_RULE keys replacing the rule's (None: the
 #: environment variable KR_CE_FWDBWD, "key=value,key=value", e.g. "path=twopass,gblock=8192").
@@ -685,6 +695,8 @@ def fwd_bwd_rule(elem_size: int = 2) -> dict:
     forced = _forced()
     if "path" in forced and "alt_from" not in forced:
         forced["alt_from"] = 0
+    if "xregs" in forced and "xregs_from" not in forced:
+        forced["xregs_from"] = 0
     rule.update(forced)
     for key in ("path", "alt_path"):
         if rule[key] not in _PATHS:
@@ -739,7 +751,8 @@ def plan_fwd_bwd(n: int, rows: int, sms: int = 132, elem_size: int = 2, path: st
                 "PAIR": False, "EXP1": False}  # whole rows: no exchange
     warps = rule["warps"] if block == rule["block"] else _warps(block)
     return {"PATH": "exchange", "BLOCK": block, "SPLIT": split, "SPLIT_P2": triton.next_power_of_2(split),
-            "num_warps": warps, "PAIR": bool(rule["pair"]), "EXP1": bool(rule["xexp"])}
+            "num_warps": warps, "PAIR": bool(rule["pair"]), "EXP1": bool(rule["xexp"]),
+            "MAXNREG": int(rule["xregs"]) if n >= rule["xregs_from"] else 0}
 
 
 #: Aligned rows (odd vocabularies): contiguous logits whose rows do not all start on a 16-byte
@@ -966,6 +979,8 @@ def cross_entropy_fwd_bwd(logits: torch.Tensor, target: torch.Tensor,
                 args = (x, t, ws, dx, lossrow, slots, dep, x.stride(0), dx.stride(0), split, ignore_index, n)
                 kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=p2, CONTIG=contig, PAIR=cfg["PAIR"], EXP1=cfg["EXP1"],
                           num_warps=cfg["num_warps"])
+                if cfg.get("MAXNREG"):
+                    kw["maxnreg"] = cfg["MAXNREG"]
                 grid = (rows * split,)
                 if split > 1 and _INTERPRET:
                     _fwd_bwd[grid](*args, PHASE=1, **kw)

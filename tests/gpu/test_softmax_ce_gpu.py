@@ -346,7 +346,24 @@ CE_PATHS = {
     "pipe-reread-4k": {"path": "pipe", "pblock": 4096, "pwarps": 4, "pper": 4, "phold": 0},
     "pipe-exp": {"path": "pipe", "phold": 2},
     "exchange-exp1": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "xexp": 1},
+    "exchange-r64": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "xregs": 64},
 }
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+def test_cross_entropy_exchange_register_cap_keeps_the_bits(dtype, monkeypatch):
+    """`xregs` caps the exchange's registers (ptxas .maxnreg): the same loss and gradient bits as
+    the uncapped launch, at 4096-column parts of a 262144 vocabulary and of an odd one."""
+    for rows, vocab in ((64, 262144), (9, 131071)):
+        x, g = logits(rows, vocab, dtype, rows * 7 + vocab)
+        t = torch.randint(0, vocab, (rows,), device="cuda", generator=g)
+        t[1] = -100
+        out = []
+        for cap in (0, 64):
+            monkeypatch.setattr(ce, "FWDBWD_FORCE", {"path": "exchange", "block": 4096, "warps": 4, "xregs": cap})
+            assert ce.plan_fwd_bwd(vocab, rows, elem_size=x.element_size())["MAXNREG"] == cap
+            out.append(ce.cross_entropy_fwd_bwd(x, t))
+        assert torch.equal(out[0][0], out[1][0]) and torch.equal(out[0][1], out[1][1]), (dtype, rows, vocab)
 
 
 @pytest.mark.parametrize("name", sorted(CE_PATHS))

@@ -4,6 +4,7 @@
 #
 #   run(carry=[".whl"], command="REPORT_SEED=... bash lab/device-2026-12-07/call.sh ce", timeout_s=420)
 #   run(carry=[".whl", ".fislim"], command="bash lab/device-2026-12-07/call.sh ce12", timeout_s=560)
+#   run(carry=[".fislim"], command="bash lab/device-2026-12-07/call.sh sweep13", timeout_s=330)
 #
 # ce: the cross-entropy GPU tests (test_softmax_ce_gpu.py -k cross_entropy), then ours --missing on
 #   cross-entropy (the kernel is re-hashed), then REPORT_SEED's random-shape report of cross-entropy
@@ -11,8 +12,10 @@
 # ce12: ce's tests and runner with sweep 12's compile prewarm beside the tests, then
 #   lab/norms/sweep12.py (LayerNorm odd 2-byte rows between 4096 and 8192, the aligned loop; peers
 #   torch.compile, Liger, FlashInfer from .fislim), then the report (BUDGET s).
+# sweep13: lab/norms/sweep13.py (short rows at many rows, both norms; RMSNorm's even split-class rows
+#   between 4096 and 8192) after its prewarm; FlashInfer's norms need QuACK's three calls first.
 SEED=${REPORT_SEED:-12207}
-. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh ce|ce12}"
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh ce|ce12|sweep13}"
 case "$CALL" in
   ce)
     install_whl; gpu_env
@@ -37,5 +40,14 @@ case "$CALL" in
     pack > /dev/null
     BUDGET=${BUDGET:-110} N=12 REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh cross-entropy
     pack ;;
-  *) echo "usage: call.sh ce|ce12"; exit 2 ;;
+  sweep13)  # written after this session's calls (no device time left): lab/norms/sweep13.py
+    install_whl; gpu_env
+    [ -d .fislim ] && bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1
+    for i in 0 1 2 3 4 5 6 7; do timeout 100 python3 lab/norms/sweep13.py --prewarm $i 8 > "$LOGS/prewarm13-$i.log" 2>&1 & done
+    wait
+    SWEEP_BUDGET=${SWEEP_BUDGET:-200} timeout $(( ${SWEEP_BUDGET:-200} + 40 )) python3 lab/norms/sweep13.py \
+      --out "$OUT/sweep13.json" > "$LOGS/sweep13.txt" 2>&1
+    tail -n 16 "$LOGS/sweep13.txt"
+    pack ;;
+  *) echo "usage: call.sh ce|ce12|sweep13"; exit 2 ;;
 esac

@@ -15,7 +15,10 @@
 # $OUT/random-<family>-<seed>.log (the table; the last 80 lines): two files a family, so at most
 # four families a call (the device tool returns 8 files). The bench stops starting workloads
 # after its budget (the one in flight finishes; each implementation gets an even share), so a
-# call takes about families x (BUDGET + 60) s: keep that under 400.
+# call takes about families x (BUDGET + 60) s: keep that under 400. A share too small cuts each
+# implementation's last shapes at its own point: on 2026-12-07, 140 s for the norms' 7
+# implementations x 12 shapes left most peer cells not run (torch.compile compiles every shape),
+# and 60 s for cross-entropy ran only ours and the baseline. About 300 s a family for 12 shapes.
 set -u
 export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."  # the repository root

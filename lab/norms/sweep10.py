@@ -131,6 +131,18 @@ def add_peers() -> None:
         sweep2.PEERS[fid] = tuple(dict.fromkeys(sweep2.PEERS[fid] + got))
 
 
+def items_by(kr: dict, shapes_fn, cands_fn) -> list[dict]:
+    """A later sweep's items: for each (family, class, spec, n, element size) of shapes_fn (over
+    both norm families), cands_fn(family id, class, the rule's configuration, n, element size);
+    FlashInfer and QuACK among the peers where they import."""
+    from site_builder.runner.families import KERNELS_ROOT, load_family
+
+    add_peers()
+    fams = {f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}
+    return [it(fid, [spec], ("fwd", n, es), cands_fn(fid, c, kr[fid].fwd_config(n, es), n, es))
+            for fid, c, spec, n, es in shapes_fn(fams)]
+
+
 def items(kr: dict) -> list[dict]:
     from site_builder.runner.families import KERNELS_ROOT, load_family
 

@@ -34,7 +34,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sweep2  # noqa: E402
 import sweep10  # noqa: E402
 from sweep2 import _rows  # noqa: E402
-from sweep3 import it  # noqa: E402
 
 TUNE_SEED = 13007  # a seed used nowhere else (sweeps 8181-12011; reports 1217-7321, 12207)
 PER_CLASS = {"M": 4, "R": 4}
@@ -78,20 +77,14 @@ def _short_cands(rule: dict, n: int, es: int) -> dict:
     return cands
 
 
-def items(kr: dict) -> list[dict]:
-    from site_builder.runner.families import KERNELS_ROOT, load_family
+def _cands(fid: str, c: str, rule: dict, n: int, es: int) -> dict:
+    if c == "M":
+        return _short_cands(rule, n, es)
+    return {"rule": None, "masked8192-w8": _rows(8192, 1, 8, True), "masked8192-w4": _rows(8192, 1, 4, True)}
 
-    sweep10.add_peers()
-    fams = {f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}
-    out = []
-    for fid, c, spec, n, es in tune_shapes(fams):
-        rule = kr[fid].fwd_config(n, es)
-        if c == "M":
-            cands = _short_cands(rule, n, es)
-        else:
-            cands = {"rule": None, "masked8192-w8": _rows(8192, 1, 8, True), "masked8192-w4": _rows(8192, 1, 4, True)}
-        out.append(it(fid, [spec], ("fwd", n, es), cands))
-    return out
+
+def items(kr: dict) -> list[dict]:
+    return sweep10.items_by(kr, tune_shapes, _cands)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@
 #   runner FAM S ... the runner on family FAM with budget S (a hard stop 40 s after it), then pack
 #   gpu_env          the GPU, clocks, package versions and commit into $OUT/env.txt
 #   install_whl      Liger and pydantic from the carried .whl/ into /tmp/site
+#   fi_install       FlashInfer from a carried .fislim/ into /tmp/site (nothing without one);
+#                    prints the install's last line
 #   norms_tests T SEED [FILE...]  the norms GPU tests in three processes (and each extra test
 #                    FILE in one more) beside the compile-cache prewarm of the norms' workloads
 #                    and SEED's report shapes, all within T s; prints each file's last line
@@ -46,6 +48,12 @@ gpu_env() {
 
 install_whl() {
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+}
+
+fi_install() {
+  [ -d .fislim ] || return 0
+  bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1
+  tail -n 1 "$LOGS/flashinfer_install.txt"
 }
 
 norms_tests() {  # T SEED [extra test files]

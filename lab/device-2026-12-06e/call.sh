@@ -60,7 +60,7 @@ case "$CALL" in
     pack ;;
   sweep10)
     install_whl
-    [ -d .fislim ] && bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1
+    fi_install
     # the UNROLL candidates: the pending patch on the machine's copy (not here), unless applied
     git apply --check lab/pending/norms-unrolled-loop.patch 2>/dev/null && git apply lab/pending/norms-unrolled-loop.patch
     gpu_env

@@ -23,7 +23,6 @@
 #   from .fislim; QuACK only where an earlier call on this warm machine installed it).
 SEED=${REPORT_SEED:-7321}
 . "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh all|land|sweep11|report}"
-fi_install() { [ -d .fislim ] && bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1; tail -n 1 "$LOGS/flashinfer_install.txt"; }
 case "$CALL" in
   all)
     install_whl; fi_install; gpu_env

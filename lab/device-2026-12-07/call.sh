@@ -27,7 +27,7 @@ case "$CALL" in
     pack ;;
   ce12)
     install_whl; gpu_env
-    [ -d .fislim ] && bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1
+    fi_install
     timeout 150 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k "cross_entropy" \
       > "$LOGS/t_ce.txt" 2>&1 &
     for i in 0 1 2 3 4 5; do timeout 100 python3 lab/norms/sweep12.py --prewarm $i 6 > "$LOGS/prewarm12-$i.log" 2>&1 & done
@@ -42,7 +42,7 @@ case "$CALL" in
     pack ;;
   sweep13)  # written after this session's calls (no device time left): lab/norms/sweep13.py
     install_whl; gpu_env
-    [ -d .fislim ] && bash lab/flashinfer/pack.sh install > "$LOGS/flashinfer_install.txt" 2>&1
+    fi_install
     for i in 0 1 2 3 4 5 6 7; do timeout 100 python3 lab/norms/sweep13.py --prewarm $i 8 > "$LOGS/prewarm13-$i.log" 2>&1 & done
     wait
     SWEEP_BUDGET=${SWEEP_BUDGET:-200} timeout $(( ${SWEEP_BUDGET:-200} + 40 )) python3 lab/norms/sweep13.py \

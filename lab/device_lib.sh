@@ -5,7 +5,7 @@
 #   pack             packs the logs and every run record written since the call began
 #   runner FAM S ... the runner on family FAM with budget S (a hard stop 40 s after it), then pack
 #   gpu_env          the GPU, clocks, package versions and commit into $OUT/env.txt
-#   install_whl      Liger and pydantic from the carried .whl/ into /tmp/site
+#   install_whl      Liger and pydantic from the carried .whl/ into /tmp/site (nothing without it)
 #   fi_install       FlashInfer from a carried .fislim/ into /tmp/site (nothing without one);
 #                    prints the install's last line
 #   norms_tests T SEED [FILE...]  the norms GPU tests in three processes (and each extra test
@@ -47,6 +47,7 @@ gpu_env() {
 }
 
 install_whl() {
+  [ -d .whl ] || return 0  # not carried (a call that needs the room for .fislim): no Liger
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 }
 

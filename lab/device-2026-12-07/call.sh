@@ -2,29 +2,19 @@
 # 2026-12-07 (sixth session, 00:13 UTC-): the cross-entropy register cap landed (rule: xregs 64 from
 # 140000 columns at 2 bytes, from the ceregs sweep of 00:40), checked and re-run in one call:
 #
-#   run(carry=[".whl"], command="REPORT_SEED=... bash lab/device-2026-12-07/call.sh ce", timeout_s=420)
-#   run(carry=[".whl", ".fislim"], command="bash lab/device-2026-12-07/call.sh ce12", timeout_s=560)
+#   run(carry=[".whl"], command="REPORT_SEED=... bash lab/device-2026-12-07/call.sh ce12", timeout_s=340)
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-07/call.sh sweep13", timeout_s=330)
 #
-# ce: the cross-entropy GPU tests (test_softmax_ce_gpu.py -k cross_entropy), then ours --missing on
-#   cross-entropy (the kernel is re-hashed), then REPORT_SEED's random-shape report of cross-entropy
-#   (every implementation that imports; Liger from .whl).
-# ce12: ce's tests and runner with sweep 12's compile prewarm beside the tests, then
+# ce12: the cross-entropy GPU tests (test_softmax_ce_gpu.py -k cross_entropy) beside sweep 12's
+#   compile prewarm, ours --missing on cross-entropy (the kernel is re-hashed), then
 #   lab/norms/sweep12.py (LayerNorm odd 2-byte rows between 4096 and 8192, the aligned loop; peers
-#   torch.compile, Liger, FlashInfer from .fislim), then the report (BUDGET s).
+#   torch.compile, Liger, FlashInfer from .fislim when carried), then REPORT_SEED's random-shape report of
+#   cross-entropy (BUDGET s). (A first call, the same without sweep 12, got no machine.)
 # sweep13: lab/norms/sweep13.py (short rows at many rows, both norms; RMSNorm's even split-class rows
 #   between 4096 and 8192) after its prewarm; FlashInfer's norms need QuACK's three calls first.
 SEED=${REPORT_SEED:-12207}
-. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh ce|ce12|sweep13}"
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh ce12|sweep13}"
 case "$CALL" in
-  ce)
-    install_whl; gpu_env
-    timeout 150 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k "cross_entropy" \
-      > "$LOGS/t_ce.txt" 2>&1
-    echo "GPU tests: $(tail -n 1 "$LOGS/t_ce.txt") at ${SECONDS}s"; grep -h "^FAILED\|^ERROR" "$LOGS/t_ce.txt" | head -n 8
-    runner cross-entropy "${CE_BUDGET:-60}" --missing
-    BUDGET=${BUDGET:-120} N=12 REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh cross-entropy
-    pack ;;
   ce12)
     install_whl; gpu_env
     fi_install
@@ -49,5 +39,5 @@ case "$CALL" in
       --out "$OUT/sweep13.json" > "$LOGS/sweep13.txt" 2>&1
     tail -n 16 "$LOGS/sweep13.txt"
     pack ;;
-  *) echo "usage: call.sh ce|ce12|sweep13"; exit 2 ;;
+  *) echo "usage: call.sh ce12|sweep13"; exit 2 ;;
 esac

@@ -10,7 +10,7 @@
 #
 # land: every norms GPU test (three processes) beside the compile prewarm of REPORT_SEED's report
 #   shapes, ours --missing on both norms (both re-hashed), then REPORT_SEED's LayerNorm report
-#   (BUDGET s, 280 by default). Liger comes from the q call's install (/tmp/site, kept while the
+#   (BUDGET s, 280 by default; none with BUDGET=0). Liger comes from the q call's install (/tmp/site, kept while the
 #   machine stays warm): `.whl` and `.fislim` no longer fit one call's 64 MiB beside the tree.
 # report FAM...: REPORT_SEED's report of each family named, BUDGET s each.
 SEED=${REPORT_SEED:-7321}
@@ -23,7 +23,7 @@ case "$CALL" in
     runner rmsnorm "${RMS_BUDGET:-40}" --missing
     runner layernorm "${LN_BUDGET:-30}" --missing
     pack
-    BUDGET=${BUDGET:-280} N=12 REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh layernorm ;;
+    [ "${BUDGET:-280}" = 0 ] || BUDGET=${BUDGET:-280} N=12 REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh layernorm ;;
   report)
     install_whl; fi_install
     BUDGET=${BUDGET:-280} N=12 REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh "${@:-rmsnorm}" ;;

@@ -432,11 +432,12 @@ def test_non_power_of_two_forward_vs_float64_and_row_independent(override, rows,
     """Rows that are not a power of two, whose masked block would waste more than an eighth:
     held as two power-of-two pieces where they are two (kind "split"), as the masked block
     where a third, masked piece would be needed (sweeps 6-7), between 4096 and 8192 the chunked
-    loop for 2-byte types and the masked block for float32 (sweep 8); the result matches
+    loop for 2-byte types (LayerNorm: the aligned loop for odd rows, the masked block of 8192 for
+    even ones, sweeps 11-12) and the masked block for float32 (sweep 8); the result matches
     float64, the masked-block kernel to rounding, and a row alone bit for bit."""
-    for cfg, es in ((rms.fwd_config(hidden, 4), 4), (ln.fwd_config(hidden, 4), 4),
-                    (ln.fwd_config(hidden, 2), 2), (rms.fwd_config(hidden, 2), 2)):
-        if kind == "masked" or (kind == "chunked" and es == 4):
+    for cfg, es, mod in ((rms.fwd_config(hidden, 4), 4, rms), (ln.fwd_config(hidden, 4), 4, ln),
+                         (ln.fwd_config(hidden, 2), 2, ln), (rms.fwd_config(hidden, 2), 2, rms)):
+        if kind == "masked" or (kind == "chunked" and (es == 4 or (mod is ln and hidden % 2 == 0))):
             assert cfg["kind"] == "rows" and cfg["MASK_COLS"]
         else:
             assert cfg["kind"] == kind
@@ -486,9 +487,12 @@ def test_launch_configuration_follows_rules_not_a_table():
     parts backward, 4 kB of each input a program on 4 warps; forward rows from 16384 to 32768 the
     chunked kernel (lab/norms/NOTES.md, sweeps 2-5); rows off 16-byte multiples the aligned loop
     where sweeps 9 and 10 measured it faster; 2-byte rows of two pieces above 8192 the chunked
-    loop, and LayerNorm's loop between 4096 and 8192 unrolled (sweep 10)."""
+    loop (sweep 10); LayerNorm's odd 2-byte rows between 4096 and 8192 the aligned loop in
+    2048-element chunks, its even split-class ones the masked block of 8192 on 8
+    warps (sweeps 11-12)."""
     assert rms._BWD_REG_ROW == 12288 and ln._BWD_REG_ROW == 12288
-    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4097, 4544, 5120, 7168, 7500, 8192, 9000, 9216,
+    for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4097, 4299, 4544, 5120, 5182, 5725, 7168, 7500, 7883,
+              8192, 9000, 9216,
               10240, 10496, 12288, 12345, 16384, 20000, 28397, 32768, 40000, 40001):
         for es in (2, 4):
             for mod in (rms, ln):
@@ -502,14 +506,16 @@ def test_launch_configuration_follows_rules_not_a_table():
                     # from 4096, LayerNorm above 8192; both families above 16384 at any type;
                     # 4096-element chunks on 8 warps below 16384
                     assert f["kind"] == "chunked" and odd
-                    assert n > 16384 or (es == 2 and (n >= 4096 if mod is rms else n > 8192))
-                    assert (f["BLOCK"], f["num_warps"]) == ((8192, 16) if n > 16384 else (4096, 8))
+                    ln_odd = mod is ln and n % 2 and 4096 < n < 8192  # sweep 12
+                    assert n > 16384 or (es == 2 and (n >= 4096 if mod is rms else (n > 8192 or ln_odd)))
+                    want = (8192, 16) if n > 16384 else (2048, 8) if ln_odd else (4096, 8)
+                    assert (f["BLOCK"], f["num_warps"]) == want
                 elif f["kind"] == "chunked":
                     assert not (odd and n > 16384)
                     two_pieces = split_class and mod.split_pieces(n)[2] == 0
-                    assert n > 16384 or (4096 < n < 8192 and split_class) or (es == 2 and n > 8192 and two_pieces)
-                    # LayerNorm's loop between 4096 and 8192 unrolled, by hidden and type only (sweep 10)
-                    assert bool(f.get("UNROLL")) is (mod is ln and 4096 < n < 8192)
+                    assert n > 16384 or (4096 < n < 8192 and split_class and mod is rms) or (
+                        es == 2 and n > 8192 and two_pieces)
+                    assert not f.get("UNROLL")  # no rule takes it (LayerNorm's did until sweeps 11-12)
                     if 8192 < n <= 16384:  # the split loop (sweep 10)
                         assert (f["BLOCK"], f["num_warps"]) == ((8192, 16) if mod is rms else (4096, 8))
                     elif n > 32768 or n < 8192:
@@ -528,8 +534,10 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert n >= 512 and (f["BLOCK"] - n) * 8 > n
                     assert not 4096 < n < 8192 and not (es == 2 and n > 8192)
                 elif f["kind"] == "rows":
-                    # a third piece, or float32 between 4096 and 8192 (sweep 8): the masked block
-                    assert not split_class or mod.split_pieces(n)[2] != 0 or (es == 4 and 4096 < n < 8192)
+                    # a third piece, or float32 between 4096 and 8192 (sweep 8), or LayerNorm's even
+                    # 2-byte rows there (sweeps 11-12: 8192 on 8 warps): the masked block
+                    ln_between = mod is ln and es == 2 and 4096 < n < 8192 and split_class
+                    assert not split_class or mod.split_pieces(n)[2] != 0 or (es == 4 and 4096 < n < 8192) or ln_between
                     # LayerNorm: 2 kB of a 2-byte tile per warp (1 kB for a lone row under 16 kB), 1 kB of
                     # float32; RMSNorm 1 kB; counted over the real row in the split class
                     lone_short = f["ROWS"] == 1 and f["BLOCK"] * es < 16384
@@ -538,7 +546,10 @@ def test_launch_configuration_follows_rules_not_a_table():
                     # LayerNorm's float32 masked block of 16384: at most 16 warps (sweep 9)
                     cap = 16 if (es == 2 or (mod is ln and split_class and f["BLOCK"] == 16384)) else 32
                     want = max(1, min(cap, f["ROWS"] * real * es // per_warp))
-                    assert f["num_warps"] == 1 << (want.bit_length() - 1)
+                    if ln_between:
+                        assert (f["BLOCK"], f["ROWS"], f["num_warps"]) == (8192, 1, 8) and n % 2 == 0
+                    else:
+                        assert f["num_warps"] == 1 << (want.bit_length() - 1)
                     assert f["LATE_W"] is (mod is ln or (f["BLOCK"] in (4096, 8192) and not split_class))
                 assert bcfg["kind"] == ("parts" if n > mod._BWD_REG_ROW else "rows")
                 if bcfg["kind"] == "rows":

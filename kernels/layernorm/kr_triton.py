@@ -23,8 +23,8 @@ Kernels (the same scheme as kernels/rmsnorm/kr_triton.py):
 * `_fwd_split`: rows that are two powers of two (768 = 512 + 256, 3072 = 2048 + 1024): the
   row in registers as those two pieces. Rows that would need a masked third piece (2496, 1252,
   9000) take the masked block (sweeps 6-7).
-* `_fwd_chunked`: rows longer than _MAX_REG_ROW, and the split-class rows between 4096 and
-  8192 (5120, 7168; kernels/rmsnorm's rule, not measured here): one program per row, three loops over
+* `_fwd_chunked`: rows longer than _MAX_REG_ROW, and 2-byte rows of two pieces above 8192
+  (9216, 10240, 12288; sweep 10): one program per row, three loops over
   column chunks (sum, centred sum of squares, output), re-reading the row mostly from L2.
 * `_fwd_aligned`: kind "aligned": contiguous rows whose length is not a multiple of 16 bytes,
   in registers as head, the body's whole 16-byte vectors and tail, where the plain kernels
@@ -671,8 +671,9 @@ def split_pieces(n: int) -> tuple[int, int, int]:
 #: (24887 rows), 2 rows on 2 warps 40.43 against 54.77
 _SPLIT_MIN = 512
 _SPLIT_WASTE = 8
-#: 2-byte split-class rows strictly between these sizes take the chunked loop instead (as
-#: kernels/rmsnorm, where sweep 2 measured the split slower than the loop at 5120 / 7168);
+#: 2-byte split-class rows strictly between these sizes take the masked block of 8192 instead
+#: (_MASKED_8K_2B; the chunked loop until sweeps 11-12, as kernels/rmsnorm, where sweep 2 measured
+#: the split slower than the loop at 5120 / 7168), odd ones the aligned loop (_ALIGN_LOOP_ODD);
 #: float32 rows there the masked block of 8192 (16 warps): sweep 8 (H100, 2026-12-06, tune seed
 #: 8181), 1038 x 4288: 11.78 us against the loop's 13.37 and torch.compile's 13.56; 3688 x
 #: 6400: 64.68 against 72.94 and 65.33; 524 x 5983: 12.45 against 14.30 and 13.58
@@ -697,6 +698,22 @@ _ALIGN_LOOP = {"kind": "chunked", "BLOCK": 8192, "num_warps": 16, "ALIGN": 1}
 #: 6500 x 8469 fp16 98.68 against 127.9 (2 kB chunks on 4 warps 96.58); 862 x 15179 fp16 33.88
 #: against 37.36. Between 4096 and 8192 not measured (kernels/rmsnorm takes it from 4096)
 _ALIGN_LOOP_2B = {"kind": "chunked", "BLOCK": 4096, "num_warps": 8, "ALIGN": 1}
+#: odd 2-byte rows between 4096 and 8192 (2-byte aligned only: the plain loop reads them an
+#: element at a time): the aligned loop in 2048-element chunks on 8 warps. Sweep 12 (H100,
+#: 2026-12-07, tune seed 12011; lab/device-2026-12-07/ce12/): 11722 x 5725 fp16 114.5 us against
+#: the rule's (the plain loop, UNROLL) 186.2, torch.compile 184.6; 15610 x 4299 bf16 127.9
+#: against 205.1 (torch.compile 193.3, FlashInfer 159.0 in sweep 11); 7 x 4335 fp16 3.9 against
+#: 4.1 (on 4 warps 109.9, 115.9, but 4.2 at 7 rows). Not for even rows off 16-byte multiples: at
+#: 5182, 6110 fp16 / bf16 and 8172 bf16 every aligned candidate lost to the loop (1.05-1.26x)
+_ALIGN_LOOP_ODD = {"kind": "chunked", "BLOCK": 2048, "num_warps": 8, "ALIGN": 1}
+#: even 2-byte split-class rows between 4096 and 8192: the masked block of 8192 on 8 warps, one
+#: row a program, weight and bias after the reductions, instead of the chunked loop (UNROLL, sweep
+#: 10). Sweeps 11-12 (H100, 2026-12-07, tune seeds 11027, 12011), against the loop: decode rows
+#: 0.74-0.93x (73 x 5612 fp16 3.15 us against 4.01, torch.compile 3.78; 9 x 4480 bf16 2.73 against
+#: 3.07); training rows 16-byte multiples 0.994-1.002x (13617 x 4928 bf16 90.85 against 91.43,
+#: torch.compile 103.3), other even rows 0.91x (5501 x 5182 fp16 44.40 against 49.01, 10983 x
+#: 6110 bf16 96.83 against 105.7). On 16 warps it lost at training rows (1.03-1.23x the loop)
+_MASKED_8K_2B = {"kind": "rows", "BLOCK": 8192, "ROWS": 1, "MASK_COLS": True, "num_warps": 8, "LATE_W": True}
 #: 2-byte rows of two power-of-two pieces above 8192 (9216, 10240, 12288): the chunked loop in
 #: 4 kB chunks on 8 warps, not `_fwd_split`. Sweep 10: 3001 x 9216 bf16 41.55 us against the
 #: split's 63.63 (torch.compile 43.26); 6000 x 10240 fp16 85.64 against 129.0; 1500 x 12288
@@ -715,19 +732,21 @@ def fwd_config(n: int, elsize: int) -> dict:
     for float32; longer rows go to the chunked kernel. Rows that are not a power of two (>=
     _SPLIT_MIN, wasting more than an eighth of a masked block: 768, 3072, 9000) are held as
     power-of-two pieces (kind "split"), warps from their real bytes, except between 4096 and
-    8192 (5120, 7168): there 2-byte rows take the chunked loop, 4 kB chunks over 8 warps
-    (_CHUNK_BETWEEN, kernels/rmsnorm's rule from sweep 2), float32 rows the masked block (sweep
-    8). 2-byte rows of kind "rows": 2 kB of the tile per warp (_WARP_BYTES_2B; sweep 2: 8192 at
+    8192 (5120, 7168, _CHUNK_BETWEEN): there even 2-byte rows take the masked block of 8192 on 8
+    warps (_MASKED_8K_2B, sweeps 11-12), float32 rows the masked block (sweep 8). 2-byte rows
+    of kind "rows": 2 kB of the tile per warp (_WARP_BYTES_2B; sweep 2: 8192 at
     8 warps 0.958x / 0.960x the 16, 1024 x 4 rows at 4 warps 0.985x the 8); float32 keeps 1 kB
     per warp (4096: 8 warps 1.015x the 16). Rows above _THREE_PASS_FROM whose length is not a
     multiple of 16 bytes take the aligned chunked loop (_ALIGN_LOOP), 2-byte ones from 8192 too
-    (_ALIGN_LOOP_2B); 2-byte rows of two pieces above 8192 the chunked loop (_SPLIT_LOOP); the
-    loop between 4096 and 8192 is unrolled (UNROLL, sweep 10); float32 rows of the
+    (_ALIGN_LOOP_2B), odd 2-byte ones between 4096 and 8192 in shorter chunks (_ALIGN_LOOP_ODD);
+    2-byte rows of two pieces above 8192 the chunked loop (_SPLIT_LOOP); float32 rows of the
     masked block of 16384 at most 16 warps (_F32_MASKED_16K_WARPS)."""
     if n % (16 // elsize) and n > _THREE_PASS_FROM:
         return dict(_ALIGN_LOOP)
     if n % (16 // elsize) and elsize == 2 and n > _CHUNK_BETWEEN[1]:
         return dict(_ALIGN_LOOP_2B)
+    if n % 2 and elsize == 2 and _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]:
+        return dict(_ALIGN_LOOP_ODD)
     if n > _MAX_REG_ROW:
         return {"kind": "chunked", "BLOCK": 4096 if elsize == 4 else 8192, "num_warps": 16}
     if n > _THREE_PASS_FROM:
@@ -741,9 +760,9 @@ def fwd_config(n: int, elsize: int) -> dict:
     if n >= _SPLIT_MIN and block != n and (block - n) * _SPLIT_WASTE > n:
         between = _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]
         if between and elsize != 4:
-            # UNROLL: the loops unrolled (sweep 10: 0.87-0.97x the loop at 1-94 rows, 0.99-1.01x
-            # at 2690-11650 rows); by hidden and type, so a row's bits keep to the row count
-            return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8, "UNROLL": True}
+            # (odd rows took _ALIGN_LOOP_ODD above) the masked block of 8192 on 8 warps, by hidden
+            # and type, so a row's bits keep to the row count (_MASKED_8K_2B, sweeps 11-12)
+            return dict(_MASKED_8K_2B)
         b1, b2, b3 = split_pieces(n)
         if b3 == 0 and elsize == 2 and n > _CHUNK_BETWEEN[1]:
             return dict(_SPLIT_LOOP)
@@ -1033,6 +1052,12 @@ _FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
 #: forwards, so that a row's bits follow its hidden size and dtype only, wherever it lies (see
 #: the module docstring); they then cost what the plain kernels cost (sweep 9: up to 1.75x)
 BATCH_INVARIANT = os.environ.get("KR_TRITON_BATCH_INVARIANT", "0") not in ("", "0")
+
+
+def _aligned(x2, y2, n):
+    """Whether the rows may take an aligned forward: on 16-byte boundaries, and not BATCH_INVARIANT
+    (read at each call, so that a test may set it)."""
+    return not BATCH_INVARIANT and _aligned_ok(x2, y2, n)
 _raw_stream = None
 _get_device = None  # torch._C._cuda_getDevice once the lean path is filled (no lazy-init check)
 
@@ -1092,12 +1117,12 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
                 x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"],
                 B2=cfg["B2"], B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_STATS=return_stats, I64=i64,
                 num_warps=cfg["num_warps"], num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "aligned" and _aligned_ok(x2, y2, n) and not BATCH_INVARIANT:
+        elif cfg["kind"] == "aligned" and _aligned(x2, y2, n):
             _fwd_aligned[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, b, y2, ms, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"],
                 VEC=16 // x2.element_size(), STORE_STATS=return_stats, I64=i64, num_warps=cfg["num_warps"],
                 num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned_ok(x2, y2, n) and not BATCH_INVARIANT:
+        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned(x2, y2, n):
             _fwd_chunked_aligned[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"],
                                             VEC=16 // x2.element_size(), STORE_STATS=return_stats, I64=i64,
                                             num_warps=cfg["num_warps"], **_pdl_kw(pdl))

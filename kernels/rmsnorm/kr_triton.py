@@ -924,6 +924,12 @@ _FAST_ENABLED = os.environ.get("KR_TRITON_NO_FAST_LAUNCH", "0") in ("", "0")
 #: forwards, so that a row's bits follow its hidden size and dtype only, wherever it lies (see
 #: the module docstring); they then cost what the plain kernels cost (sweep 9: up to 1.75x)
 BATCH_INVARIANT = os.environ.get("KR_TRITON_BATCH_INVARIANT", "0") not in ("", "0")
+
+
+def _aligned(x2, y2, n):
+    """Whether the rows may take an aligned forward: on 16-byte boundaries, and not BATCH_INVARIANT
+    (read at each call, so that a test may set it)."""
+    return not BATCH_INVARIANT and _aligned_ok(x2, y2, n)
 _raw_stream = None
 _get_device = None  # torch._C._cuda_getDevice once the lean path is filled (no lazy-init check)
 
@@ -974,12 +980,12 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
                 x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n, B1=cfg["B1"], B2=cfg["B2"],
                 B3=cfg["B3"], ROWS=cfg["ROWS"], STORE_RSTD=return_rstd, I64=i64, num_warps=cfg["num_warps"],
                 num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "aligned" and _aligned_ok(x2, y2, n) and not BATCH_INVARIANT:
+        elif cfg["kind"] == "aligned" and _aligned(x2, y2, n):
             _fwd_aligned[(triton.cdiv(n_rows, cfg["ROWS"]),)](
                 x2, w, y2, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"], ROWS=cfg["ROWS"],
                 VEC=16 // x2.element_size(), STORE_RSTD=return_rstd, I64=i64, num_warps=cfg["num_warps"],
                 num_stages=1, **_pdl_kw(pdl))
-        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned_ok(x2, y2, n) and not BATCH_INVARIANT:
+        elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned(x2, y2, n):
             _fwd_chunked_aligned[(n_rows,)](x2, w, y2, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"],
                                             VEC=16 // x2.element_size(), STORE_RSTD=return_rstd, I64=i64,
                                             num_warps=cfg["num_warps"], **_pdl_kw(pdl))

@@ -32,6 +32,7 @@ family.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -41,8 +42,9 @@ import sweep2  # noqa: E402
 import sweep10  # noqa: E402
 from sweep2 import _rows  # noqa: E402
 
-import os  # noqa: E402
-TUNE_SEED = int(os.environ.get("SWEEP13_SEED", "13007"))  # a seed used nowhere else (sweeps 8181-12011; reports 1217-7321, 12207)
+#: 13007: a seed used nowhere else (sweeps 8181-12011; reports 1217-7321, 12207); SWEEP13_SEED
+#: another (13031 held class D out, 2026-12-07b), SWEEP13_CLASSES a subset of "MRD"
+TUNE_SEED = int(os.environ.get("SWEEP13_SEED", "13007"))
 PER_CLASS = {c: n for c, n in {"M": 4, "R": 4, "D": 4}.items() if c in os.environ.get("SWEEP13_CLASSES", "MRD")}
 DRAWS = 8000
 MIN_BYTES = 8e6

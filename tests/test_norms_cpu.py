@@ -431,13 +431,13 @@ def test_long_backward_refusals_are_clear(override):
 def test_non_power_of_two_forward_vs_float64_and_row_independent(override, rows, hidden, kind):
     """Rows that are not a power of two, whose masked block would waste more than an eighth:
     held as two power-of-two pieces where they are two (kind "split"), as the masked block
-    where a third, masked piece would be needed (sweeps 6-7), between 4096 and 8192 the chunked
-    loop for 2-byte types (LayerNorm: the aligned loop for odd rows, the masked block of 8192 for
-    even ones, sweeps 11-12) and the masked block for float32 (sweep 8); the result matches
+    where a third, masked piece would be needed (sweeps 6-7), between 4096 and 8192 for 2-byte
+    types the masked block of 8192 for even rows (sweeps 11-13) and the aligned loop for odd ones
+    (RMSNorm in 4096-element chunks, LayerNorm in 2048), the masked block for float32 (sweep 8); the result matches
     float64, the masked-block kernel to rounding, and a row alone bit for bit."""
     for cfg, es, mod in ((rms.fwd_config(hidden, 4), 4, rms), (ln.fwd_config(hidden, 4), 4, ln),
                          (ln.fwd_config(hidden, 2), 2, ln), (rms.fwd_config(hidden, 2), 2, rms)):
-        if kind == "masked" or (kind == "chunked" and (es == 4 or (mod is ln and hidden % 2 == 0))):
+        if kind == "masked" or (kind == "chunked" and (es == 4 or hidden % 2 == 0)):
             assert cfg["kind"] == "rows" and cfg["MASK_COLS"]
         else:
             assert cfg["kind"] == kind
@@ -488,8 +488,8 @@ def test_launch_configuration_follows_rules_not_a_table():
     chunked kernel (lab/norms/NOTES.md, sweeps 2-5); rows off 16-byte multiples the aligned loop
     where sweeps 9 and 10 measured it faster; 2-byte rows of two pieces above 8192 the chunked
     loop (sweep 10); LayerNorm's odd 2-byte rows between 4096 and 8192 the aligned loop in
-    2048-element chunks, its even split-class ones the masked block of 8192 on 8
-    warps (sweeps 11-12)."""
+    2048-element chunks; the even split-class ones there the masked block of 8192 on 8 warps
+    (LayerNorm sweeps 11-12, RMSNorm sweeps 11 and 13)."""
     assert rms._BWD_REG_ROW == 12288 and ln._BWD_REG_ROW == 12288
     for n in (1, 7, 64, 128, 111, 512, 768, 1000, 2048, 3584, 4097, 4299, 4544, 5120, 5182, 5725, 7168, 7500, 7883,
               8192, 9000, 9216,
@@ -513,8 +513,7 @@ def test_launch_configuration_follows_rules_not_a_table():
                 elif f["kind"] == "chunked":
                     assert not (odd and n > 16384)
                     two_pieces = split_class and mod.split_pieces(n)[2] == 0
-                    assert n > 16384 or (4096 < n < 8192 and split_class and mod is rms) or (
-                        es == 2 and n > 8192 and two_pieces)
+                    assert n > 16384 or (es == 2 and n > 8192 and two_pieces)
                     assert not f.get("UNROLL")  # no rule takes it (LayerNorm's did until sweeps 11-12)
                     if 8192 < n <= 16384:  # the split loop (sweep 10)
                         assert (f["BLOCK"], f["num_warps"]) == ((8192, 16) if mod is rms else (4096, 8))
@@ -534,10 +533,10 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert n >= 512 and (f["BLOCK"] - n) * 8 > n
                     assert not 4096 < n < 8192 and not (es == 2 and n > 8192)
                 elif f["kind"] == "rows":
-                    # a third piece, or float32 between 4096 and 8192 (sweep 8), or LayerNorm's even
-                    # 2-byte rows there (sweeps 11-12: 8192 on 8 warps): the masked block
-                    ln_between = mod is ln and es == 2 and 4096 < n < 8192 and split_class
-                    assert not split_class or mod.split_pieces(n)[2] != 0 or (es == 4 and 4096 < n < 8192) or ln_between
+                    # a third piece, or float32 between 4096 and 8192 (sweep 8), or the even 2-byte
+                    # rows there (LayerNorm sweeps 11-12, RMSNorm 11 and 13: 8192 on 8 warps): the masked block
+                    between = es == 2 and 4096 < n < 8192 and split_class
+                    assert not split_class or mod.split_pieces(n)[2] != 0 or (es == 4 and 4096 < n < 8192) or between
                     # LayerNorm: 2 kB of a 2-byte tile per warp (1 kB for a lone row under 16 kB), 1 kB of
                     # float32; RMSNorm 1 kB; counted over the real row in the split class
                     lone_short = f["ROWS"] == 1 and f["BLOCK"] * es < 16384
@@ -546,7 +545,7 @@ def test_launch_configuration_follows_rules_not_a_table():
                     # LayerNorm's float32 masked block of 16384: at most 16 warps (sweep 9)
                     cap = 16 if (es == 2 or (mod is ln and split_class and f["BLOCK"] == 16384)) else 32
                     want = max(1, min(cap, f["ROWS"] * real * es // per_warp))
-                    if ln_between:
+                    if between:
                         assert (f["BLOCK"], f["ROWS"], f["num_warps"]) == (8192, 1, 8) and n % 2 == 0
                     else:
                         assert f["num_warps"] == 1 << (want.bit_length() - 1)
@@ -601,6 +600,36 @@ def test_late_weight_loads_change_no_bit(override, rows, hidden):
             outs.append(call())
         assert torch.equal(outs[0], outs[1])
     _close(outs[1], _ln64(x, w, b)[0], 1e-5)
+
+
+def test_layernorm_decode_rows_load_weight_early(override, monkeypatch):
+    """LayerNorm's forward loads weight and bias with x at _EARLY_W_ROWS rows or fewer (LATE_W
+    off) for rows of _EARLY_W_MIN elements or more, after the reductions otherwise; an override
+    is taken as it is; the bits do not move."""
+    for n, es in ((5440, 2), (11200, 4), (4096, 2), (4100, 4)):
+        rule = ln.fwd_config(n, es)
+        assert rule["kind"] == "rows" and rule["LATE_W"] is True
+        assert ln._fwd_cfg(n, es, 1)["LATE_W"] is False
+        assert ln._fwd_cfg(n, es, ln._EARLY_W_ROWS) == {**rule, "LATE_W": False}
+        assert ln._fwd_cfg(n, es, ln._EARLY_W_ROWS + 1) == rule
+        assert ln._fwd_cfg(n, es) == rule
+    # rows shorter than _EARLY_W_MIN (not measured) and other kinds keep the rule
+    for n, es in ((100, 4), (1024, 2), (32768, 2)):
+        assert ln._fwd_cfg(n, es, 1) == ln.fwd_config(n, es)
+    assert ln.fwd_config(32768, 2)["kind"] != "rows"
+    forced = {**ln.fwd_config(5440, 2), "LATE_W": True}
+    override(ln, ("fwd", 5440, 2), forced)
+    assert ln._fwd_cfg(5440, 2, 1) == forced
+    seen = []
+    real = ln._fwd_cfg
+    monkeypatch.setattr(ln, "_fwd_cfg", lambda *a: seen.append(real(*a)) or seen[-1])
+    g = torch.Generator().manual_seed(5)
+    w, b = torch.rand(4100, generator=g) + 0.5, torch.randn(4100, generator=g)
+    x = torch.randn(ln._EARLY_W_ROWS + 1, 4100, generator=g)
+    many, few = ln.layernorm(x, w, b), ln.layernorm(x[:3], w, b)
+    assert [c["LATE_W"] for c in seen] == [True, False]
+    assert torch.equal(many[:3], few)
+    _close(few, _ln64(x[:3], w, b)[0], 1e-5)
 
 
 # the aligned forwards: `_fwd_chunked_aligned` (a chunked configuration's ALIGN) on small chunks,

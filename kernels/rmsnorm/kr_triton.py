@@ -575,6 +575,14 @@ _SPLIT_WASTE = 8
 #: (H100, 2026-12-06, tune seed 8181), 1256 x 6752: 24.25 us on 16 warps (24.22 on 8) against
 #: the loop's 29.50 and torch.compile's 24.56; 9796 x 6850: 181.0 (179.9) against 220.7 and 181.7
 _CHUNK_BETWEEN = (4096, 8192)
+#: ... and since sweeps 11 and 13 (H100, 2026-12-07; lab/device-2026-12-07b/README.md), the
+#: 2-byte rows there (16-byte multiples: the others take _ALIGN_LOOP) take the masked block of
+#: 8192 on 8 warps, weight loaded early, in place of the 4 kB loop: 28 x 4992 bf16 1.75 us against
+#: 2.68, 104 x 6528 bf16 2.43 against 3.64 (Liger 3.30), 1422 x 6400 bf16 13.99 against 15.13
+#: (torch.compile 14.72), 9900 x 4224 fp16 57.01 against 57.87; sweep 11, decode rows, 0.62-0.70x.
+#: Sweep 2 (H200, 2026-12-02) had the loop 0.88x / 0.95x the masked block at 5120 / 7168 bf16
+#: (4096 rows): the H200 run of the index's 5120 / 7168 workloads decides (lab/pending/README.md)
+_MASKED_8K_2B = {"kind": "rows", "BLOCK": 8192, "ROWS": 1, "MASK_COLS": True, "num_warps": 8, "LATE_W": False}
 #: rows longer than this (up to _MAX_REG_ROW) take `_fwd_chunked` with the whole row as its one
 #: chunk, on 32 warps: sweep 5 (H200, 2026-12-04), 2048 x 32768 bf16: 66.91 us against 69.68 for
 #: the row held in `_fwd` (16 warps) and 69.23 on 32, torch.compile 68.00; half-row chunks 71.67
@@ -616,9 +624,9 @@ def fwd_config(n: int, elsize: int) -> dict:
     power-of-two block would waste more than an eighth of it is of the split class: held as
     two power-of-two pieces where it is two (3072, 768: `_fwd_split`, kind "split"), else as
     the masked block (2496, 1252, 9000), warps from its real bytes either way; except between
-    4096 and 8192 (5120, 7168, 4097): there 2-byte rows take the chunked loop with 4 kB chunks
-    over 8 warps (_CHUNK_BETWEEN; sweep 2: 0.86x / 0.79x the split, 0.88x / 0.95x the masked
-    block) and float32 rows the masked block (sweep 8: 0.82x the loop); and 2-byte rows of two
+    4096 and 8192 (5120, 7168): there 2-byte rows take the masked block of 8192 on 8 warps
+    (_MASKED_8K_2B, sweeps 11 and 13; the chunked loop with 4 kB chunks before, sweep 2) and
+    float32 rows the masked block (sweep 8: 0.82x the loop); and 2-byte rows of two
     pieces above 8192 take the chunked loop (_SPLIT_LOOP, sweep 10).
     Rows held in a block of 4096 or 8192 load the weight after the reduction (LATE_W; sweep 2
     at 8192: 0.986x / 0.960x the early load at 4096 / 2048 rows; sweep 6 at 4096: 0.979x /
@@ -642,7 +650,7 @@ def fwd_config(n: int, elsize: int) -> dict:
     if n >= _SPLIT_MIN and block != n and (block - n) * _SPLIT_WASTE > n:
         between = _CHUNK_BETWEEN[0] < n < _CHUNK_BETWEEN[1]
         if between and elsize != 4:
-            return {"kind": "chunked", "BLOCK": 4096 // elsize, "num_warps": 8}
+            return dict(_MASKED_8K_2B)
         b1, b2, b3 = split_pieces(n)
         if b3 == 0 and elsize == 2 and n > _CHUNK_BETWEEN[1]:
             return dict(_SPLIT_LOOP)
@@ -930,6 +938,8 @@ def _aligned(x2, y2, n):
     """Whether the rows may take an aligned forward: on 16-byte boundaries, and not BATCH_INVARIANT
     (read at each call, so that a test may set it)."""
     return not BATCH_INVARIANT and _aligned_ok(x2, y2, n)
+
+
 _raw_stream = None
 _get_device = None  # torch._C._cuda_getDevice once the lean path is filled (no lazy-init check)
 

@@ -288,15 +288,15 @@ def test_parts_backward_without_statistics_and_under_cuda_graph():
 def test_split_forward_vs_float64_and_cuda_graph():
     """Rows that are not a power of two: the split kernel where the row is two powers of two
     (768, 3072), the masked block where a third piece would be needed (9000, 2496, 1252; sweeps
-    6-7), and between 4096 and 8192 the chunked loop for 2-byte rows (5120, 7168; sweep 2's
-    rule; LayerNorm's the masked block of 8192, sweeps 11-12) and the masked block for float32
+    6-7), and between 4096 and 8192 the masked block of 8192 for 2-byte rows (5120, 7168; sweeps
+    11-13; the chunked loop of sweep 2 before) and the masked block for float32
     (5120; sweep 8's rule); the three-piece split (no
     longer a rule's choice, still a sweep's candidate) forced at 9000 and 2496."""
     three = {9000: "float32", 2496: "bfloat16"}
     for family in ("rmsnorm", "layernorm"):
         kr = KR[family]
-        for rows, hidden, dtype, kind in ((257, 7168, "bfloat16", "chunked"), (64, 768, "float16", "split"),
-                                          (33, 9000, "float32", "rows"), (4096, 5120, "bfloat16", "chunked"),
+        for rows, hidden, dtype, kind in ((257, 7168, "bfloat16", "rows"), (64, 768, "float16", "split"),
+                                          (33, 9000, "float32", "rows"), (4096, 5120, "bfloat16", "rows"),
                                           (100, 3072, "bfloat16", "split"), (19, 5120, "float32", "rows"),
                                           (14, 2496, "bfloat16", "rows"), (300, 1252, "float16", "rows"),
                                           (33, 9000, "float32", "three"), (14, 2496, "bfloat16", "three")):
@@ -312,8 +312,6 @@ def test_split_forward_vs_float64_and_cuda_graph():
                     "MASK_COLS": b1 + b2 + b3 != hidden, "num_warps": 4}
             else:
                 cfg = kr.fwd_config(hidden, el)
-                if family == "layernorm" and el == 2 and kind == "chunked":
-                    kind = "rows"  # LayerNorm: the masked block of 8192 (sweeps 11-12)
                 assert cfg["kind"] == kind and (kind != "rows" or cfg["MASK_COLS"])
             try:
                 out = _run(family, case, inputs)

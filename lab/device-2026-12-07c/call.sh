@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# 2026-12-07, eighth session (07:37 UTC-): the two lab/pending patches landed (LayerNorm's decode
+# rows load weight early; RMSNorm's even 2-byte split-class rows between 4096 and 8192 take the
+# masked block of 8192). The calls that ran, on one H100 (the H200 was refused at 07:40):
+#
+#   run(carry=[".whl"], command="BUDGET=0 TESTS_S=150 bash lab/device-2026-12-07b/call.sh land", timeout_s=360)
+#   run(carry=[".whl", ".cutl1"], command="bash lab/device-2026-12-06e/call.sh q")   # then .cutl2, .cutl3
+#   run(carry=[".fislim"], command="REPORT_SEED=7321 bash lab/device-2026-12-07b/call.sh report layernorm", timeout_s=420)
+#   run(carry=[".fislim"], command="REPORT_SEED=7321 bash lab/device-2026-12-07b/call.sh report rmsnorm", timeout_s=420)
+#   run(carry=[".fislim"], command="bash lab/device-2026-12-07c/call.sh sweep14", timeout_s=330)
+#
+# sweep14: lab/norms/sweep14.py (short rows, RMSNorm odd 2-byte rows between 4096 and 8192, RMSNorm
+#   decode rows, LayerNorm's rows beside the decode rule), compile prewarm in 8 processes first.
+#   Liger from `.whl` when carried, else from the q call's install (/tmp/site, while warm).
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh sweep14}"
+case "$CALL" in
+  sweep14)
+    install_whl; gpu_env
+    fi_install
+    for i in 0 1 2 3 4 5 6 7; do timeout 100 python3 lab/norms/sweep14.py --prewarm $i 8 > "$LOGS/prewarm14-$i.log" 2>&1 & done
+    wait
+    SWEEP_BUDGET=${SWEEP_BUDGET:-200} timeout $(( ${SWEEP_BUDGET:-200} + 40 )) python3 lab/norms/sweep14.py \
+      --out "$OUT/sweep14.json" > "$LOGS/sweep14.txt" 2>&1
+    tail -n 20 "$LOGS/sweep14.txt"
+    pack ;;
+  *) echo "usage: call.sh sweep14"; exit 2 ;;
+esac

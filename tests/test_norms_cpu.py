@@ -606,7 +606,7 @@ def test_layernorm_decode_rows_load_weight_early(override, monkeypatch):
     """LayerNorm's forward loads weight and bias with x at _EARLY_W_ROWS rows or fewer (LATE_W
     off) for rows of _EARLY_W_MIN elements or more, after the reductions otherwise; an override
     is taken as it is; the bits do not move."""
-    for n, es in ((5440, 2), (11200, 4), (4096, 2), (4100, 4)):
+    for n, es in ((5440, 2), (11200, 4), (4096, 2), (4100, 4), (1856, 2), (1024, 4)):
         rule = ln.fwd_config(n, es)
         assert rule["kind"] == "rows" and rule["LATE_W"] is True
         assert ln._fwd_cfg(n, es, 1)["LATE_W"] is False
@@ -614,7 +614,7 @@ def test_layernorm_decode_rows_load_weight_early(override, monkeypatch):
         assert ln._fwd_cfg(n, es, ln._EARLY_W_ROWS + 1) == rule
         assert ln._fwd_cfg(n, es) == rule
     # rows shorter than _EARLY_W_MIN (not measured) and other kinds keep the rule
-    for n, es in ((100, 4), (1024, 2), (32768, 2)):
+    for n, es in ((100, 4), (1023, 2), (32768, 2)):
         assert ln._fwd_cfg(n, es, 1) == ln.fwd_config(n, es)
     assert ln.fwd_config(32768, 2)["kind"] != "rows"
     forced = {**ln.fwd_config(5440, 2), "LATE_W": True}
@@ -631,6 +631,29 @@ def test_layernorm_decode_rows_load_weight_early(override, monkeypatch):
     assert torch.equal(many[:3], few)
     _close(few, _ln64(x[:3], w, b)[0], 1e-5)
 
+
+
+def test_short_two_byte_rows_take_four_rows_a_program(override):
+    """2-byte rows of 129-255 elements (a masked block of 256) take _SHORT_ROWS_2B rows a program
+    on a quarter of the 16-row tile's warps, in both families; 128, 256, 257 and float32 rows keep
+    the 4096-element tile. The 4-row tile computes the same rows correctly (float32 rows forced to
+    it: the interpreter's 2-byte arithmetic is not reliable)."""
+    # warps from the tile's bytes: 1 kB a warp in RMSNorm (8 for 16 rows), 2 kB in LayerNorm (4)
+    for mod, warps in ((rms, 2), (ln, 1)):
+        for n in (129, 213, 255):
+            cfg = mod.fwd_config(n, 2)
+            assert cfg["ROWS"] == mod._SHORT_ROWS_2B == 4 and cfg["BLOCK"] == 256 and cfg["MASK_COLS"]
+            assert cfg["num_warps"] == warps
+            assert mod.fwd_config(n, 4)["ROWS"] == 16
+        for n in (128, 256, 257):
+            assert mod.fwd_config(n, 2)["ROWS"] == 4096 // mod.fwd_config(n, 2)["BLOCK"]
+    g = torch.Generator().manual_seed(11)
+    x = torch.randn(9, 213, generator=g)
+    w, b = torch.rand(213, generator=g) + 0.5, torch.randn(213, generator=g)
+    override(rms, ("fwd", 213, 4), rms.fwd_config(213, 2))
+    override(ln, ("fwd", 213, 4), ln.fwd_config(213, 2))
+    _close(rms.rmsnorm(x, w), _rms64(x, w)[0], 1e-5)
+    _close(ln.layernorm(x, w, b), _ln64(x, w, b)[0], 1e-5)
 
 # the aligned forwards: `_fwd_chunked_aligned` (a chunked configuration's ALIGN) on small chunks,
 # so that the interpreter runs full chunks, a ragged last one, tails and heads of every size;

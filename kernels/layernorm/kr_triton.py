@@ -670,6 +670,13 @@ def split_pieces(n: int) -> tuple[int, int, int]:
 #: against the three-piece split's 18.57 (4096 rows), 2.35 against 4.04 (14 rows); 1252 fp16
 #: (24887 rows), 2 rows on 2 warps 40.43 against 54.77
 _SPLIT_MIN = 512
+#: 2-byte rows of 129 to 255 elements (a masked block of 256): 4 rows a program, a quarter of
+#: the 4096-element tile (warps follow the tile's bytes, so a quarter of them too): more, smaller
+#: programs resident an SM. Sweep 13 class M (H100, 2026-12-07b): RMSNorm 18937 x 213 bf16 0.87x
+#: the 16-row tile; sweep 14 class S (H100, 2026-12-07c): RMSNorm 792 x 146 bf16 0.81x, LayerNorm
+#: 5647 x 212 fp16 0.83x. Not measured: 256 itself, blocks of 128 and 512 (sweep 14: quarter rows
+#: 1.01x at RMSNorm 12248 x 448 fp16), float32.
+_SHORT_ROWS_2B = 4
 _SPLIT_WASTE = 8
 #: 2-byte split-class rows strictly between these sizes take the masked block of 8192 instead
 #: (_MASKED_8K_2B; the chunked loop until sweeps 11-12, as kernels/rmsnorm, where sweep 2 measured
@@ -726,21 +733,22 @@ _F32_MASKED_16K_WARPS = 16
 
 
 def fwd_config(n: int, elsize: int) -> dict:
-    """Forward: a tile of about 4096 elements per program for short rows (several rows per program),
-    one row per program from hidden 4096 up; 1 kB of the tile per warp for float32 (two 16-byte
-    vectors per thread), 2 kB for 2-byte types (four), at most 16 warps for 2-byte types and 32
-    for float32; longer rows go to the chunked kernel. Rows that are not a power of two (>=
-    _SPLIT_MIN, wasting more than an eighth of a masked block: 768, 3072, 9000) are held as
-    power-of-two pieces (kind "split"), warps from their real bytes, except between 4096 and
-    8192 (5120, 7168, _CHUNK_BETWEEN): there even 2-byte rows take the masked block of 8192 on 8
-    warps (_MASKED_8K_2B, sweeps 11-12), float32 rows the masked block (sweep 8). 2-byte rows
-    of kind "rows": 2 kB of the tile per warp (_WARP_BYTES_2B; sweep 2: 8192 at
-    8 warps 0.958x / 0.960x the 16, 1024 x 4 rows at 4 warps 0.985x the 8); float32 keeps 1 kB
-    per warp (4096: 8 warps 1.015x the 16). Rows above _THREE_PASS_FROM whose length is not a
-    multiple of 16 bytes take the aligned chunked loop (_ALIGN_LOOP), 2-byte ones from 8192 too
-    (_ALIGN_LOOP_2B), odd 2-byte ones between 4096 and 8192 in shorter chunks (_ALIGN_LOOP_ODD);
-    2-byte rows of two pieces above 8192 the chunked loop (_SPLIT_LOOP); float32 rows of the
-    masked block of 16384 at most 16 warps (_F32_MASKED_16K_WARPS)."""
+    """Forward: a tile of about 4096 elements per program for short rows (several rows per program;
+    4 at 2-byte rows of 129-255, _SHORT_ROWS_2B), one row per program from hidden 4096 up; 1 kB
+    of the tile per warp for float32 (two 16-byte vectors per thread), 2 kB for 2-byte types
+    (four), at most 16 warps for 2-byte types and 32 for float32; longer rows go to the chunked
+    kernel. Rows that are not a power of two (>= _SPLIT_MIN, wasting more than an eighth of a
+    masked block: 768, 3072, 9000) are held as power-of-two pieces (kind "split"), warps from
+    their real bytes, except between 4096 and 8192 (5120, 7168, _CHUNK_BETWEEN): there even
+    2-byte rows take the masked block of 8192 on 8 warps (_MASKED_8K_2B, sweeps 11-12), float32
+    rows the masked block (sweep 8). 2-byte rows of kind "rows": 2 kB of the tile per warp
+    (_WARP_BYTES_2B; sweep 2: 8192 at 8 warps 0.958x / 0.960x the 16, 1024 x 4 rows at 4 warps
+    0.985x the 8); float32 keeps 1 kB per warp (4096: 8 warps 1.015x the 16). Rows above
+    _THREE_PASS_FROM whose length is not a multiple of 16 bytes take the aligned chunked loop
+    (_ALIGN_LOOP), 2-byte ones from 8192 too (_ALIGN_LOOP_2B), odd 2-byte ones between 4096 and
+    8192 in shorter chunks (_ALIGN_LOOP_ODD); 2-byte rows of two pieces above 8192 the chunked
+    loop (_SPLIT_LOOP); float32 rows of the masked block of 16384 at most 16 warps
+    (_F32_MASKED_16K_WARPS)."""
     if n % (16 // elsize) and n > _THREE_PASS_FROM:
         return dict(_ALIGN_LOOP)
     if n % (16 // elsize) and elsize == 2 and n > _CHUNK_BETWEEN[1]:
@@ -754,6 +762,8 @@ def fwd_config(n: int, elsize: int) -> dict:
         return {"kind": "chunked", "BLOCK": 32768 // elsize, "num_warps": 16}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 4096 // block))
+    if elsize == 2 and block == 256 and n != block:
+        rows = _SHORT_ROWS_2B
     # 16 warps at most for 2-byte types (wider CTAs only cut the programs resident per SM),
     # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
     cap = 32 if elsize == 4 else 16
@@ -857,9 +867,10 @@ OVERRIDE: dict = {}
 #: 14 x 5312 fp32, 0.62x at 2 x 9024 fp16 (tune seed 13007); on seed 13031, not tuned on, 0.68x
 #: at 1 x 11028 and 2 x 10688 fp32, 0.89x at 16 x 13312 fp16. LATE_W moves loads, not
 #: arithmetic (test_late_weight_loads_change_no_bit), so a row's bits stay independent of the batch.
-#: Only rows of _EARLY_W_MIN elements or more: the sweep measured none shorter.
+#: From _EARLY_W_MIN elements: sweep 14 class E (H100, 2026-12-07c, tune seed 14009) had early
+#: loads 0.73x the rule at 1 x 1856 bf16 and 0.95x at 2 x 1609 bf16; shorter rows not measured.
 _EARLY_W_ROWS = 16
-_EARLY_W_MIN = 4096
+_EARLY_W_MIN = 1024
 
 
 def _fwd_cfg(n: int, elsize: int, n_rows: int | None = None) -> dict:

@@ -567,6 +567,13 @@ def split_pieces(n: int) -> tuple[int, int, int]:
 #: bf16: 4096 rows 10.34 us against 13.37, 14 rows 1.43 against 3.05; 1252 fp16, 24887 rows:
 #: 36.66 against 43.96)
 _SPLIT_MIN = 512
+#: 2-byte rows of 129 to 255 elements (a masked block of 256): 4 rows a program, a quarter of
+#: the 4096-element tile (warps follow the tile's bytes, so a quarter of them too): more, smaller
+#: programs resident an SM. Sweep 13 class M (H100, 2026-12-07b): RMSNorm 18937 x 213 bf16 0.87x
+#: the 16-row tile; sweep 14 class S (H100, 2026-12-07c): RMSNorm 792 x 146 bf16 0.81x, LayerNorm
+#: 5647 x 212 fp16 0.83x. Not measured: 256 itself, blocks of 128 and 512 (sweep 14: quarter rows
+#: 1.01x at RMSNorm 12248 x 448 fp16), float32.
+_SHORT_ROWS_2B = 4
 _SPLIT_WASTE = 8
 #: 2-byte split-class rows strictly between these sizes take the chunked loop (4 kB chunks, 8
 #: warps) instead: sweep 2 (H200, 2026-12-02) measured the split at 5120 / 7168 bf16 slower than
@@ -616,24 +623,23 @@ _ALIGN_LOOP = {False: {"kind": "chunked", "BLOCK": 4096, "num_warps": 8, "ALIGN"
 
 
 def fwd_config(n: int, elsize: int) -> dict:
-    """Forward: a tile of about 4096 elements per program for short rows (several rows per
-    program, so that hidden 128 QK-norm rows fill a program), one row per program from hidden
-    4096 up; about 1 kB of the tile per warp (two 16-byte vectors per thread), at most 16
-    warps for 2-byte types and 32 for float32; rows beyond _MAX_REG_ROW go to the chunked
-    kernel. A row that is not a power of two, of at least _SPLIT_MIN elements, whose masked
-    power-of-two block would waste more than an eighth of it is of the split class: held as
-    two power-of-two pieces where it is two (3072, 768: `_fwd_split`, kind "split"), else as
-    the masked block (2496, 1252, 9000), warps from its real bytes either way; except between
-    4096 and 8192 (5120, 7168): there 2-byte rows take the masked block of 8192 on 8 warps
-    (_MASKED_8K_2B, sweeps 11 and 13; the chunked loop with 4 kB chunks before, sweep 2) and
-    float32 rows the masked block (sweep 8: 0.82x the loop); and 2-byte rows of two
-    pieces above 8192 take the chunked loop (_SPLIT_LOOP, sweep 10).
-    Rows held in a block of 4096 or 8192 load the weight after the reduction (LATE_W; sweep 2
-    at 8192: 0.986x / 0.960x the early load at 4096 / 2048 rows; sweep 6 at 4096: 0.979x /
-    0.950x; at 32768 the early load was 1.9 % faster, 16384 is not measured and keeps run 2's
-    early load).
-    Rows whose length is not a multiple of 16 bytes take the aligned chunked loop (ALIGN) from
-    _ALIGN_LOOP_FROM elements (2-byte) and above _TWO_PASS_FROM (every type): _ALIGN_LOOP."""
+    """Forward: a tile of about 4096 elements per program for short rows (several rows per program,
+    so that hidden 128 QK-norm rows fill a program; 4 at 2-byte rows of 129-255,
+    _SHORT_ROWS_2B), one row per program from hidden 4096 up; about 1 kB of the tile per warp
+    (two 16-byte vectors per thread), at most 16 warps for 2-byte types and 32 for float32; rows
+    beyond _MAX_REG_ROW go to the chunked kernel. A row that is not a power of two, of at least
+    _SPLIT_MIN elements, whose masked power-of-two block would waste more than an eighth of it
+    is of the split class: held as two power-of-two pieces where it is two (3072, 768:
+    `_fwd_split`, kind "split"), else as the masked block (2496, 1252, 9000), warps from its
+    real bytes either way; except between 4096 and 8192 (5120, 7168): there 2-byte rows take the
+    masked block of 8192 on 8 warps (_MASKED_8K_2B, sweeps 11 and 13; the chunked loop with 4 kB
+    chunks before, sweep 2) and float32 rows the masked block (sweep 8: 0.82x the loop); and
+    2-byte rows of two pieces above 8192 take the chunked loop (_SPLIT_LOOP, sweep 10). Rows
+    held in a block of 4096 or 8192 load the weight after the reduction (LATE_W; sweep 2 at
+    8192: 0.986x / 0.960x the early load at 4096 / 2048 rows; sweep 6 at 4096: 0.979x / 0.950x;
+    at 32768 the early load was 1.9 % faster, 16384 is not measured and keeps run 2's early
+    load). Rows whose length is not a multiple of 16 bytes take the aligned chunked loop (ALIGN)
+    from _ALIGN_LOOP_FROM elements (2-byte) and above _TWO_PASS_FROM (every type): _ALIGN_LOOP."""
     if n % (16 // elsize) and (n > _TWO_PASS_FROM or (elsize == 2 and n >= _ALIGN_LOOP_FROM)):
         return dict(_ALIGN_LOOP[n > _TWO_PASS_FROM])
     if n > _MAX_REG_ROW:
@@ -644,6 +650,8 @@ def fwd_config(n: int, elsize: int) -> dict:
         return {"kind": "chunked", "BLOCK": triton.next_power_of_2(n), "num_warps": 32}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 4096 // block))
+    if elsize == 2 and block == 256 and n != block:
+        rows = _SHORT_ROWS_2B
     # 16 warps at most for 2-byte types (wider CTAs only cut the programs resident per SM),
     # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
     cap = 32 if elsize == 4 else 16

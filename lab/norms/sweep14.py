@@ -19,7 +19,9 @@ this session (H100, lab/device-2026-12-07c/) and sweep 13 left ours behind a pee
   32768 and 16 rows or fewer at 1024 to 4095. Candidates: sweep 13's.
 
 Tune shapes: the families' samplers with TUNE_SEED (14009, used nowhere else), PER_CLASS a class
-(and family).
+(and family). The held-out run (SWEEP14_SEED=14071 SWEEP14_CLASSES=QE) measures the rules this
+sweep set (LayerNorm's early weight load from 1024 elements at decode rows, 4 rows a program at
+2-byte rows of 129-255) against the rules before them (the candidates named before-*).
 
     python3 lab/norms/sweep14.py --list
     python3 lab/norms/sweep14.py --out $OUT/sweep14.json [--budget 200]
@@ -41,11 +43,15 @@ from sweep2 import _rows  # noqa: E402
 from sweep9 import _aligned, _in_regs  # noqa: E402
 
 TUNE_SEED = int(os.environ.get("SWEEP14_SEED", "14009"))
-PER_CLASS = {c: n for c, n in {"S": 2, "O": 4, "D": 3, "E": 3}.items() if c in os.environ.get("SWEEP14_CLASSES", "SODE")}
+#: Q (held-out runs only, named in SWEEP14_CLASSES): the 4-rows rule's own rows, 2 bytes, 129-255
+PER_CLASS = {c: n for c, n in {"Q": 3, "S": 2, "O": 4, "D": 3, "E": 3}.items()
+             if c in os.environ.get("SWEEP14_CLASSES", "SODE")}
 DRAWS = 8000
 
 
 def _class(fid: str, n: int, es: int, rows: int) -> str | None:
+    if "Q" in PER_CLASS and es == 2 and 128 < n < 256 and rows >= 512:
+        return "Q"
     if n <= 640 and rows >= 512:
         return "S"
     if fid == "rmsnorm" and es == 2 and 4096 < n < 8192 and n % 8 and (rows <= 16 or rows >= 1024):
@@ -84,6 +90,12 @@ def _cands(fid: str, c: str, rule: dict, n: int, es: int) -> dict:
     cands = sweep13._short_cands(rule, n, es)
     if c == "S" and n % (16 // es) and rule["kind"] == "rows":
         cands["inregs"] = _in_regs(n, rule["ROWS"], rule["num_warps"])
+    # the rules before this sweep, for the held-out run: 16 rows of 256 (four times the warps),
+    # and the weight after the reductions at LayerNorm decode rows (the rule's LATE_W, forced)
+    if c in ("S", "Q") and es == 2 and rule["kind"] == "rows" and rule["BLOCK"] == 256 and rule["ROWS"] == 4:
+        cands["before-16rows"] = {**rule, "ROWS": 16, "num_warps": rule["num_warps"] * 4}
+    if c == "E" and rule["kind"] == "rows" and rule.get("LATE_W"):
+        cands["before-late-w"] = dict(rule)
     return cands
 
 

@@ -1,0 +1,107 @@
+"""Issue 15, sweep 15 (written 2026-12-07, eighth session; not run yet): what sweep 14 and its
+held-out run (lab/device-2026-12-07c/) left, with RMSNorm's unrolled aligned loop
+(lab/pending/rmsnorm-unrolled-aligned-loop.patch applied: the sweep says so where it is not).
+
+* Class O (RMSNorm, 2 bytes, rows off 16-byte multiples above 4096, 16 rows or fewer; the rule
+  is the aligned loop). Sweep 14: the masked block of 8192 was 0.65-0.82x the loop at 4 x 7219 bf16
+  and 4 x 4575 fp16, but it changes a row's arithmetic, so it cannot be a rule by row count; the
+  plain loop was 0.73x at 2 x 16342 fp16. Seed 7321: 3 x 6980 bf16 1.28x FlashInfer. The
+  unrolled aligned loop keeps the loop's bits (tests/test_norms_cpu.py,
+  tests/gpu/test_norms_gpu.py), so a rule may take it at decode rows only. Candidates: the rule
+  unrolled, at half and twice its chunk, and the masked block (where n < 8192) for scale.
+* Class T (RMSNorm, 2 bytes, the same rows at 1024 rows or more): the unrolled loop at training
+  rows, where the rule stays unless it wins there too.
+* Class L (RMSNorm, every type, rows of 129-640 at 512 rows or more): the weight after the
+  reduction (LATE_W). Seed 14071 (held out): 0.85-0.92x at three 2-byte shapes of 192-227.
+* Class W (LayerNorm, 17-128 rows at 4096 elements or more): the early weight load of the
+  decode rule. Seed 14071: 0.94x at 98 x 6208 bf16.
+
+Tune shapes: the families' samplers with TUNE_SEED (15013, used nowhere else), PER_CLASS a
+class. Hold out on another seed (SWEEP15_SEED) before a rule lands.
+
+    python3 lab/norms/sweep15.py --list
+    python3 lab/norms/sweep15.py --out $OUT/sweep15.json [--budget 200]
+    TRITON_INTERPRET=1 python3 lab/norms/sweep15.py --dry-run --out /tmp/s15.json
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import sweep2  # noqa: E402
+import sweep10  # noqa: E402
+from sweep2 import _rows  # noqa: E402
+
+TUNE_SEED = int(os.environ.get("SWEEP15_SEED", "15013"))
+PER_CLASS = {c: n for c, n in {"O": 4, "T": 2, "L": 3, "W": 3}.items()
+             if c in os.environ.get("SWEEP15_CLASSES", "OTLW")}
+DRAWS = 8000
+
+
+def _class(fid: str, n: int, es: int, rows: int) -> str | None:
+    odd = es == 2 and n > 4096 and n % 8
+    if fid == "rmsnorm" and odd and rows <= 16:
+        return "O"
+    if fid == "rmsnorm" and odd and n < 8192 and rows >= 1024:
+        return "T"
+    if fid == "rmsnorm" and 128 < n <= 640 and rows >= 512:
+        return "L"
+    if fid == "layernorm" and 17 <= rows <= 128 and n >= 4096:
+        return "W"
+    return None
+
+
+def tune_shapes(fams: dict) -> list[tuple[str, str, str, int, int]]:
+    size = {"bfloat16": 2, "float16": 2, "float32": 4}
+    out, seen = [], {}
+    for fid in ("rmsnorm", "layernorm"):
+        for s in fams[fid].sample_shapes(DRAWS, TUNE_SEED):
+            if s.kind != "forward":
+                continue
+            n, es, rows = s.sizes["hidden"], size[s.dtype], s.sizes["rows"]
+            c = _class(fid, n, es, rows)
+            if c is None or c not in PER_CLASS or seen.get(c, 0) >= PER_CLASS[c]:
+                continue
+            seen[c] = seen.get(c, 0) + 1
+            out.append((fid, c, f"fwd:{rows}x{n}:{s.dtype}", n, es))
+    return out
+
+
+def _unrolled(kr, rule: dict) -> dict:
+    if "UNROLL" not in kr._fwd_chunked_aligned.arg_names:
+        print("no unrolled aligned loop (lab/pending/rmsnorm-unrolled-aligned-loop.patch not applied)")
+        return {}
+    out = {"unroll": {**rule, "UNROLL": True}}
+    for label, block in (("unroll-half", rule["BLOCK"] // 2), ("unroll-twice", rule["BLOCK"] * 2)):
+        out[label] = {**rule, "BLOCK": block, "UNROLL": True}
+    return out
+
+
+def items(kr: dict) -> list[dict]:
+    from site_builder.runner.families import KERNELS_ROOT, load_family
+    from sweep3 import it
+
+    sweep10.add_peers()
+    fams = {f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}
+    out = []
+    for fid, c, spec, n, es in tune_shapes(fams):
+        rule = kr[fid].fwd_config(n, es)
+        cands = {"rule": None}
+        if c in ("O", "T") and rule.get("ALIGN"):
+            cands.update(_unrolled(kr[fid], rule))
+            if n < 8192:
+                cands["masked8192-w8"] = _rows(8192, 1, 8, True, late=False)
+        elif c == "L" and rule["kind"] in ("rows", "split"):
+            cands["late-w"] = {**rule, "LATE_W": True}
+        elif c == "W" and rule["kind"] == "rows":
+            cands["early-w"] = {**rule, "LATE_W": False}
+        out.append(it(fid, [spec], ("fwd", n, es), cands))
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(sweep2.tuned_main(items, tune_shapes))

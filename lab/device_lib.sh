@@ -57,6 +57,16 @@ fi_install() {
   tail -n 1 "$LOGS/flashinfer_install.txt"
 }
 
+norms_sweep() {  # NAME [BUDGET PREWARM_S]: lab/norms/NAME.py's compile prewarm in 8 processes, then
+  # the sweep (BUDGET s, SWEEP_BUDGET or 200 by default) into $OUT/NAME.json; the env the caller sets
+  # (a sweep's seed and classes) reaches both
+  local name=$1 budget=${2:-${SWEEP_BUDGET:-200}} pre=${3:-100} i
+  for i in 0 1 2 3 4 5 6 7; do timeout "$pre" python3 "lab/norms/$name.py" --prewarm $i 8 > "$LOGS/prewarm-$name-$i.log" 2>&1 & done
+  wait
+  SWEEP_BUDGET=$budget timeout $((budget + 40)) python3 "lab/norms/$name.py" --out "$OUT/$name.json" > "$LOGS/$name.txt" 2>&1
+  tail -n 16 "$LOGS/$name.txt"
+}
+
 norms_tests() {  # T SEED [extra test files]
   local T=$1 seed=$2 N=tests/gpu/test_norms_gpu.py f i; shift 2
   timeout "$T" python3 -m pytest -v -p no:cacheprovider $N -k "test_vs_float64_reference" > "$LOGS/t_norms1.txt" 2>&1 &

@@ -36,23 +36,10 @@ case "$CALL" in
       python3 lab/norms/sweep14.py --out "$OUT/sweep14-14071.json" > "$LOGS/sweep14-14071.txt" 2>&1
     tail -n 12 "$LOGS/sweep14-14071.txt"
     pack ;;
-  sweep14)
+  sweep14|sweep15)
     install_whl; gpu_env
     fi_install
-    for i in 0 1 2 3 4 5 6 7; do timeout 100 python3 lab/norms/sweep14.py --prewarm $i 8 > "$LOGS/prewarm14-$i.log" 2>&1 & done
-    wait
-    SWEEP_BUDGET=${SWEEP_BUDGET:-200} timeout $(( ${SWEEP_BUDGET:-200} + 40 )) python3 lab/norms/sweep14.py \
-      --out "$OUT/sweep14.json" > "$LOGS/sweep14.txt" 2>&1
-    tail -n 20 "$LOGS/sweep14.txt"
-    pack ;;
-  sweep15)
-    install_whl; gpu_env
-    fi_install
-    for i in 0 1 2 3 4 5 6 7; do timeout 100 python3 lab/norms/sweep15.py --prewarm $i 8 > "$LOGS/prewarm15-$i.log" 2>&1 & done
-    wait
-    SWEEP_BUDGET=${SWEEP_BUDGET:-200} timeout $(( ${SWEEP_BUDGET:-200} + 40 )) python3 lab/norms/sweep15.py \
-      --out "$OUT/sweep15.json" > "$LOGS/sweep15.txt" 2>&1
-    tail -n 16 "$LOGS/sweep15.txt"
+    norms_sweep "$CALL"
     pack ;;
   *) echo "usage: call.sh sweep14|land2|sweep15"; exit 2 ;;
 esac

@@ -101,6 +101,33 @@ def tune_shapes(fams: dict) -> list[tuple[str, str, str, int, int]]:
     return sorted(out, key=lambda t: CLASS_ORDER.index(t[1]))
 
 
+def draw_by_class(fams: dict, seed: int, draws: int, per_class: dict, classify, split: dict | None = None
+                  ) -> list[tuple[str, str, str, int, int]]:
+    """Later sweeps' tune shapes: forward shapes of both norm families' samplers (draws of seed),
+    classify(family id, n, element size, rows) -> class or None, at most per_class[c] shapes of
+    each class a family (classes not in per_class skipped), in draw order. split {class: rows}:
+    half of that class's shapes at that many rows or fewer, half above. Returns (family id,
+    class, spec, n, element size)."""
+    size = {"bfloat16": 2, "float16": 2, "float32": 4}
+    out = []
+    for fid in ("rmsnorm", "layernorm"):
+        seen, low = {}, {}
+        for s in fams[fid].sample_shapes(draws, seed):
+            if s.kind != "forward":
+                continue
+            n, es, rows = s.sizes["hidden"], size[s.dtype], s.sizes["rows"]
+            c = classify(fid, n, es, rows)
+            if c is None or c not in per_class or seen.get(c, 0) >= per_class[c]:
+                continue
+            if split and c in split:
+                if (rows <= split[c]) != (low.get(c, 0) < per_class[c] // 2):
+                    continue
+                low[c] = low.get(c, 0) + (rows <= split[c])
+            seen[c] = seen.get(c, 0) + 1
+            out.append((fid, c, f"fwd:{rows}x{n}:{s.dtype}", n, es))
+    return out
+
+
 def _around(rule: dict, n: int, es: int) -> dict:
     """Class I: candidates around the rule's configuration for hidden n."""
     kind = rule["kind"]

@@ -64,22 +64,7 @@ def _class(fid: str, n: int, es: int, rows: int) -> str | None:
 
 
 def tune_shapes(fams: dict) -> list[tuple[str, str, str, int, int]]:
-    size = {"bfloat16": 2, "float16": 2, "float32": 4}
-    out, seen, decode = [], {}, 0
-    for fid in ("rmsnorm", "layernorm"):
-        for s in fams[fid].sample_shapes(DRAWS, TUNE_SEED):
-            if s.kind != "forward":
-                continue
-            n, es, rows = s.sizes["hidden"], size[s.dtype], s.sizes["rows"]
-            c = _class(fid, n, es, rows)
-            if c is None or c not in PER_CLASS or seen.get((fid, c), 0) >= PER_CLASS[c]:
-                continue
-            if c == "O" and (rows <= 16) != (decode < PER_CLASS["O"] // 2):
-                continue  # half decode, half training rows
-            decode += c == "O" and rows <= 16
-            seen[(fid, c)] = seen.get((fid, c), 0) + 1
-            out.append((fid, c, f"fwd:{rows}x{n}:{s.dtype}", n, es))
-    return out
+    return sweep10.draw_by_class(fams, TUNE_SEED, DRAWS, PER_CLASS, _class, split={"O": 16})
 
 
 def _cands(fid: str, c: str, rule: dict, n: int, es: int) -> dict:

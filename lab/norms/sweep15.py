@@ -56,19 +56,7 @@ def _class(fid: str, n: int, es: int, rows: int) -> str | None:
 
 
 def tune_shapes(fams: dict) -> list[tuple[str, str, str, int, int]]:
-    size = {"bfloat16": 2, "float16": 2, "float32": 4}
-    out, seen = [], {}
-    for fid in ("rmsnorm", "layernorm"):
-        for s in fams[fid].sample_shapes(DRAWS, TUNE_SEED):
-            if s.kind != "forward":
-                continue
-            n, es, rows = s.sizes["hidden"], size[s.dtype], s.sizes["rows"]
-            c = _class(fid, n, es, rows)
-            if c is None or c not in PER_CLASS or seen.get(c, 0) >= PER_CLASS[c]:
-                continue
-            seen[c] = seen.get(c, 0) + 1
-            out.append((fid, c, f"fwd:{rows}x{n}:{s.dtype}", n, es))
-    return out
+    return sweep10.draw_by_class(fams, TUNE_SEED, DRAWS, PER_CLASS, _class)
 
 
 def _unrolled(kr, rule: dict) -> dict:
@@ -81,26 +69,21 @@ def _unrolled(kr, rule: dict) -> dict:
     return out
 
 
-def items(kr: dict) -> list[dict]:
-    from site_builder.runner.families import KERNELS_ROOT, load_family
-    from sweep3 import it
+def _cands(mod, c: str, rule: dict, n: int, es: int) -> dict:
+    cands = {"rule": None}
+    if c in ("O", "T") and rule.get("ALIGN"):
+        cands.update(_unrolled(mod, rule))
+        if n < 8192:
+            cands["masked8192-w8"] = _rows(8192, 1, 8, True, late=False)
+    elif c == "L" and rule["kind"] in ("rows", "split"):
+        cands["late-w"] = {**rule, "LATE_W": True}
+    elif c == "W" and rule["kind"] == "rows":
+        cands["early-w"] = {**rule, "LATE_W": False}
+    return cands
 
-    sweep10.add_peers()
-    fams = {f: load_family(KERNELS_ROOT, f) for f in ("rmsnorm", "layernorm")}
-    out = []
-    for fid, c, spec, n, es in tune_shapes(fams):
-        rule = kr[fid].fwd_config(n, es)
-        cands = {"rule": None}
-        if c in ("O", "T") and rule.get("ALIGN"):
-            cands.update(_unrolled(kr[fid], rule))
-            if n < 8192:
-                cands["masked8192-w8"] = _rows(8192, 1, 8, True, late=False)
-        elif c == "L" and rule["kind"] in ("rows", "split"):
-            cands["late-w"] = {**rule, "LATE_W": True}
-        elif c == "W" and rule["kind"] == "rows":
-            cands["early-w"] = {**rule, "LATE_W": False}
-        out.append(it(fid, [spec], ("fwd", n, es), cands))
-    return out
+
+def items(kr: dict) -> list[dict]:
+    return sweep10.items_by(kr, tune_shapes, lambda fid, c, rule, n, es: _cands(kr[fid], c, rule, n, es))
 
 
 if __name__ == "__main__":

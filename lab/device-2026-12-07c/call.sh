@@ -20,7 +20,7 @@
 #   at 2-byte rows of 129-255 in both norms): the norms GPU tests, ours --missing on both norms,
 #   then sweep 14 on seed 14071 (not tuned on), classes Q and E, the rules before as candidates.
 # sweep15 (written for the next session; not run): lab/norms/sweep15.py with
-#   lab/pending/rmsnorm-unrolled-aligned-loop.patch applied in the tree, after the q calls so that
+#   lab/pending/norms-unrolled-aligned-loop.patch applied in the tree, after the q calls so that
 #   FlashInfer imports: run(carry=[".fislim"], command="bash lab/device-2026-12-07c/call.sh sweep15")
 . "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh sweep14|land2|sweep15}"
 case "$CALL" in

@@ -1,16 +1,18 @@
 """Issue 15, sweep 15 (written 2026-12-07, eighth session; not run yet): what sweep 14 and its
 held-out run (lab/device-2026-12-07c/) left, with RMSNorm's unrolled aligned loop
-(lab/pending/rmsnorm-unrolled-aligned-loop.patch applied: the sweep says so where it is not).
+(lab/pending/norms-unrolled-aligned-loop.patch applied: the sweep says so where it is not).
 
-* Class O (RMSNorm, 2 bytes, rows off 16-byte multiples above 4096, 16 rows or fewer; the rule
-  is the aligned loop). Sweep 14: the masked block of 8192 was 0.65-0.82x the loop at 4 x 7219 bf16
+* Class O (both norms, 2 bytes, the rows above 4096 whose rule is the aligned loop, 16 rows or
+  fewer; lab/pending/norms-unrolled-aligned-loop.patch gives both aligned loops UNROLL). Sweep 14: the masked block of 8192 was 0.65-0.82x the loop at 4 x 7219 bf16
   and 4 x 4575 fp16, but it changes a row's arithmetic, so it cannot be a rule by row count; the
   plain loop was 0.73x at 2 x 16342 fp16. Seed 7321: 3 x 6980 bf16 1.28x FlashInfer. The
   unrolled aligned loop keeps the loop's bits (tests/test_norms_cpu.py,
-  tests/gpu/test_norms_gpu.py), so a rule may take it at decode rows only. Candidates: the rule
+  tests/gpu/test_norms_gpu.py), so a rule may take it at decode rows only. LayerNorm's may
+  differ from its loop in the last bit on a GPU, as its plain loop's UNROLL did, so a LayerNorm
+  rule takes it by hidden and type only: class T decides there. Candidates: the rule
   unrolled, at half and twice its chunk, and the masked block (where n < 8192) for scale.
-* Class T (RMSNorm, 2 bytes, the same rows at 1024 rows or more): the unrolled loop at training
-  rows, where the rule stays unless it wins there too.
+* Class T (both norms, the same rows at 1024 rows or more): the unrolled loop at training rows,
+  where the rule stays unless it wins there too.
 * Class L (RMSNorm, every type, rows of 129-640 at 512 rows or more): the weight after the
   reduction (LATE_W). Seed 14071 (held out): 0.85-0.92x at three 2-byte shapes of 192-227.
 * Class W (LayerNorm, 17-128 rows at 4096 elements or more): the early weight load of the
@@ -39,16 +41,23 @@ import sweep10  # noqa: E402
 from sweep2 import _rows  # noqa: E402
 
 TUNE_SEED = int(os.environ.get("SWEEP15_SEED", "15013"))
-PER_CLASS = {c: n for c, n in {"O": 4, "T": 2, "L": 3, "W": 3, "V": 3}.items()
+PER_CLASS = {c: n for c, n in {"O": 4, "T": 3, "L": 3, "W": 3, "V": 3}.items()
              if c in os.environ.get("SWEEP15_CLASSES", "OTLWV")}
 DRAWS = 8000
 
 
+def _odd(fid: str, n: int, es: int) -> bool:
+    """2-byte rows above 4096 that the rule sends to the aligned loop: off 16-byte multiples
+    (RMSNorm; LayerNorm above 8192), odd (LayerNorm between 4096 and 8192, _ALIGN_LOOP_ODD)."""
+    if es != 2 or n <= 4096:
+        return False
+    return bool(n % 2) if fid == "layernorm" and n < 8192 else bool(n % 8)
+
+
 def _class(fid: str, n: int, es: int, rows: int) -> str | None:
-    odd = es == 2 and n > 4096 and n % 8
-    if fid == "rmsnorm" and odd and rows <= 16:
+    if _odd(fid, n, es) and rows <= 16:
         return "O"
-    if fid == "rmsnorm" and odd and n < 8192 and rows >= 1024:
+    if _odd(fid, n, es) and rows >= 1024:
         return "T"
     if fid == "rmsnorm" and 128 < n <= 640 and rows >= 512:
         return "L"
@@ -65,7 +74,7 @@ def tune_shapes(fams: dict) -> list[tuple[str, str, str, int, int]]:
 
 def _unrolled(kr, rule: dict) -> dict:
     if "UNROLL" not in kr._fwd_chunked_aligned.arg_names:
-        print("no unrolled aligned loop (lab/pending/rmsnorm-unrolled-aligned-loop.patch not applied)")
+        print("no unrolled aligned loop (lab/pending/norms-unrolled-aligned-loop.patch not applied)")
         return {}
     out = {"unroll": {**rule, "UNROLL": True}}
     for label, block in (("unroll-half", rule["BLOCK"] // 2), ("unroll-twice", rule["BLOCK"] * 2)):

@@ -1,5 +1,5 @@
 """Issue 15, sweep 15 (written 2026-12-07, eighth session; not run yet): what sweep 14 and its
-held-out run (lab/device-2026-12-07c/) left, with RMSNorm's unrolled aligned loop
+held-out run (lab/device-2026-12-07c/) left, with the norms' unrolled aligned loops
 (lab/pending/norms-unrolled-aligned-loop.patch applied: the sweep says so where it is not).
 
 * Class O (both norms, 2 bytes, the rows above 4096 whose rule is the aligned loop, 16 rows or

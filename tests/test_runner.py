@@ -151,6 +151,32 @@ def test_interrupted_run_leaves_no_file(toy_records):
     assert not [p for p in run_files(toy_records) if p.name != ".gitkeep"]
 
 
+
+def test_a_ctrl_c_handed_to_another_thread_still_stops_the_wait():
+    """Linux may hand a Ctrl-C to any thread; Python then only sets a flag for the main thread.
+    The runner's waits on its slot and probe threads (schedule.join_all) still end within a
+    moment, not when the thread does (a hung job: its whole time limit). In a subprocess: the
+    SIGINT goes to a sleeping thread with pthread_kill."""
+    code = """
+import signal, sys, threading, time
+from site_builder.runner.schedule import join_all
+sleeper = threading.Thread(target=time.sleep, args=(20,), daemon=True)
+sleeper.start()
+threading.Timer(0.3, lambda: signal.pthread_kill(sleeper.ident, signal.SIGINT)).start()
+t0 = time.monotonic()
+try:
+    join_all([sleeper])
+except KeyboardInterrupt:
+    print(f"interrupted after {time.monotonic() - t0:.1f} s")
+    sys.exit(0)
+sys.exit(f"not interrupted: the wait ended with the thread, after {time.monotonic() - t0:.1f} s")
+"""
+    t0 = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "interrupted after" in out.stdout
+    assert time.monotonic() - t0 < 15
+
 def test_runner_and_cli_do_not_import_torch():
     code = ("import sys, site_builder.cli, site_builder.runner, site_builder.runner.run; "
             "import site_builder.runner.family, site_builder.runner.protocol, site_builder.runner.commands, "

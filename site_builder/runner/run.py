@@ -34,7 +34,7 @@ from .jobs import Clock, apply_e2e, e2e_job
 from .jobs import execute as execute_job
 from .jobs import probe as probe_job
 from .protocol import COPY_BYTES, SEED, protocol_for, settings_for
-from .schedule import plan_jobs, run_jobs
+from .schedule import join_all, plan_jobs, run_jobs
 from .summary import summary_table
 
 @dataclass
@@ -123,8 +123,7 @@ def probe_slots(slots: list[Slot], job: dict, timeout: float, console: Console) 
     threads = [threading.Thread(target=one, args=(s,), daemon=True) for s in slots]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    join_all(threads)
     if not answers:
         raise UserError("\n".join(errors[s.key] for s in slots))
     for s in slots:

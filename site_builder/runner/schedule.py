@@ -44,6 +44,10 @@ def plan_jobs(units: list[dict], n_slots: int, min_chunk: int = 4) -> list[dict]
     return sorted(jobs, key=lambda j: -j["cost"])
 
 
+#: seconds between the main thread's checks for a Ctrl-C while it waits on the slots' threads
+_JOIN_POLL_S = 0.2
+
+
 def run_jobs(slots: list[Slot], jobs: list[dict], execute: Callable[[dict, Slot], dict],
              on_done: Callable[[dict, Slot, dict], list[dict]], hardware_of: Callable[[Slot], str]) -> None:
     """Run `jobs` over `slots`, one at a time per slot, the longest ready one that the slot's
@@ -86,5 +90,13 @@ def run_jobs(slots: list[Slot], jobs: list[dict], execute: Callable[[dict, Slot]
     threads = [threading.Thread(target=loop, args=(s,), name=f"slot-{s.key}", daemon=True) for s in slots]
     for t in threads:
         t.start()
+    join_all(threads)
+
+
+def join_all(threads: list[threading.Thread]) -> None:
+    """Wait for `threads` in short waits. Linux may hand a Ctrl-C to any thread of the process;
+    Python then only sets a flag for the main thread, which a join without a timeout sleeps
+    through until the thread ends (a hung job: its whole time limit)."""
     for t in threads:
-        t.join()
+        while t.is_alive():
+            t.join(_JOIN_POLL_S)

@@ -8,7 +8,7 @@
 #   run(carry=[".fislim"], command="REPORT_SEED=7321 bash lab/device-2026-12-07b/call.sh report layernorm", timeout_s=420)
 #   run(carry=[".fislim"], command="REPORT_SEED=7321 bash lab/device-2026-12-07b/call.sh report rmsnorm", timeout_s=420)
 #   run(carry=[".fislim"], command="bash lab/device-2026-12-07c/call.sh sweep14", timeout_s=330)
-#     (refused five times 08:05-08:13; then on a fresh H100 without Liger's pydantic, so first
+#     (four calls got no machine first; then on a fresh H100 without Liger's pydantic, so first
 #      run(carry=[".whl"], command="python3 -m pip install ... --target /tmp/site .whl/*.whl"),
 #      then the sweep again with SWEEP_BUDGET=190)
 #   run(carry=[".whl"], command="bash lab/device-2026-12-07c/call.sh land2", timeout_s=420)

@@ -139,11 +139,18 @@ def test_cli_run_writes_a_record(toy_records):
     assert written.is_file() and written.suffix == ".yaml"
 
 
+def _ctrl_c_on() -> None:
+    """In a test's child before exec: SIGINT back to its default, so that Python installs its
+    Ctrl-C handler even where the tests run under a shell that started them in the background
+    (which leaves SIGINT ignored, and an ignored SIGINT is inherited)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_interrupted_run_leaves_no_file(toy_records):
     proc = subprocess.Popen([sys.executable, "-m", "site_builder.runner", "--records", str(toy_records),
                              "--family", "toy-scale", "--implementation", "toy-hang", "--device", "cpu",
                              "--timeout", "120", "--kernels", str(TOY_KERNELS)],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=_ctrl_c_on)
     time.sleep(8)  # its first workload is done and its second hangs
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
@@ -172,7 +179,8 @@ except KeyboardInterrupt:
 sys.exit(f"not interrupted: the wait ended with the thread, after {time.monotonic() - t0:.1f} s")
 """
     t0 = time.monotonic()
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60,
+                         preexec_fn=_ctrl_c_on)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "interrupted after" in out.stdout
     assert time.monotonic() - t0 < 15

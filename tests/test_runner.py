@@ -158,7 +158,6 @@ def test_interrupted_run_leaves_no_file(toy_records):
     assert not [p for p in run_files(toy_records) if p.name != ".gitkeep"]
 
 
-
 def test_a_ctrl_c_handed_to_another_thread_still_stops_the_wait():
     """Linux may hand a Ctrl-C to any thread; Python then only sets a flag for the main thread.
     The runner's waits on its slot and probe threads (schedule.join_all) still end within a
@@ -184,6 +183,7 @@ sys.exit(f"not interrupted: the wait ended with the thread, after {time.monotoni
     assert out.returncode == 0, out.stdout + out.stderr
     assert "interrupted after" in out.stdout
     assert time.monotonic() - t0 < 15
+
 
 def test_runner_and_cli_do_not_import_torch():
     code = ("import sys, site_builder.cli, site_builder.runner, site_builder.runner.run; "

@@ -734,6 +734,41 @@ def test_unrolled_loop_gives_the_loops_bits(override, mod, hidden, block):
     _close(unrolled[0], (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], 1e-5)
 
 
+
+@pytest.mark.parametrize("mod", ["rms", "ln"])
+@pytest.mark.parametrize("hidden,block", [(301, 64), (257, 64), (70, 32), (63, 64)])
+def test_unrolled_aligned_loop_gives_the_loops_bits(override, monkeypatch, mod, hidden, block):
+    """The aligned loop with UNROLL (every chunk masked to the row's body, no branch) gives the
+    rolled loop's bits and statistics under the interpreter, for rows of every head (their
+    starts modulo 16 bytes), and takes the aligned kernel; against float64 too. (On a GPU
+    LayerNorm's may differ in the last bit: tests/gpu/test_norms_gpu.py.)"""
+    m = rms if mod == "rms" else ln
+    g = torch.Generator().manual_seed(hidden * 3 + block)
+    x = torch.randn(7, hidden, generator=g) * 2 + 0.5
+    w = torch.rand(hidden, generator=g) + 0.5
+    b = torch.randn(hidden, generator=g)
+
+    def run():
+        return m.rmsnorm(x, w, return_rstd=True) if m is rms else m.layernorm(x, w, b, 1e-5, return_stats=True)
+
+    launched = []
+    real = m._fwd_chunked_aligned
+
+    class Spy:
+        def __getitem__(self, grid):
+            launched.append(grid)
+            return real[grid]
+
+    monkeypatch.setattr(m, "_fwd_chunked_aligned", Spy())
+    loop = {"kind": "chunked", "BLOCK": block, "num_warps": 2, "ALIGN": 1}
+    override(m, ("fwd", hidden, 4), loop)
+    base = run()
+    override(m, ("fwd", hidden, 4), {**loop, "UNROLL": True})
+    unrolled = run()
+    assert len(launched) == 2
+    assert all(torch.equal(u, v) for u, v in zip(base, unrolled))
+    _close(unrolled[0], (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], 1e-5)
+
 def _odd_rows(mod, seed, monkeypatch):
     """Three float32 rows of 16387 (off 16-byte multiples, above 16384: the rule's aligned loop),
     the family's call on them, its float64 reference, and the list of the aligned loop's launches

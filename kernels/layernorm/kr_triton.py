@@ -235,12 +235,17 @@ def _chunk_out(xrow, W, B, yrow, off, mean, rstd, N: tl.constexpr, BLOCK: tl.con
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd_chunked_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.constexpr,
-                         VEC: tl.constexpr, STORE_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+                         VEC: tl.constexpr, STORE_STATS: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr,
+                         UNROLL: tl.constexpr = False):
     """`_fwd_chunked` (three loops: sum, centred sum of squares, output) for the rows of
     `_fwd_aligned` (a chunked configuration's ALIGN): each row's head (< VEC columns) and tail
     (< VEC) in small masked steps held in registers, its body's whole vectors in BLOCK chunks from
     its first 16-byte boundary, the last chunk masked by a length declared a multiple of VEC (16-byte
-    accesses throughout the body). A row's bits follow N, BLOCK and its head."""
+    accesses throughout the body). A row's bits follow N, BLOCK and its head.
+    UNROLL: the three loops unrolled at compile time over the most chunks a row has, every chunk
+    masked to the body, no branch between chunks (as kernels/rmsnorm's): the same operations on
+    the same values; on a GPU the compiler may contract them otherwise (the plain loop's UNROLL
+    differed in the last bit, tests/gpu/test_norms_gpu.py), so a rule takes it by hidden and type."""
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
@@ -258,25 +263,38 @@ def _fwd_chunked_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, B
     xh = tl.load(X + xoff + v, mask=hm, other=0.0).to(tl.float32)
     xt = tl.load(xb + nbv + v, mask=tm, other=0.0).to(tl.float32)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for c in range(0, nch):
-        if c < nfull:
-            acc += tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32)
-        else:
+    if UNROLL:
+        for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
             cols = c * BLOCK + offs
             acc += tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    else:
+        for c in range(0, nch):
+            if c < nfull:
+                acc += tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32)
+            else:
+                cols = c * BLOCK + offs
+                acc += tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
     mean = (tl.sum(acc, axis=0) + tl.sum(xh + xt, axis=0)) / N
     xhc = tl.where(hm, xh - mean, 0.0)
     xtc = tl.where(tm, xt - mean, 0.0)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for c in range(0, nch):
-        cols = c * BLOCK + offs
-        if c < nfull:
-            xc = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32) - mean
-        else:
+    if UNROLL:
+        for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
+            cols = c * BLOCK + offs
             cm = cols < nbv
             x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
             xc = tl.where(cm, x - mean, 0.0)
-        acc += xc * xc
+            acc += xc * xc
+    else:
+        for c in range(0, nch):
+            cols = c * BLOCK + offs
+            if c < nfull:
+                xc = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32) - mean
+            else:
+                cm = cols < nbv
+                x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+                xc = tl.where(cm, x - mean, 0.0)
+            acc += xc * xc
     rstd = tl.math.rsqrt((tl.sum(acc, axis=0) + tl.sum(xhc * xhc + xtc * xtc, axis=0)) / N + eps)
     wh = tl.load(W + v, mask=hm, other=0.0).to(tl.float32)
     bh = tl.load(B + v, mask=hm, other=0.0).to(tl.float32)
@@ -284,19 +302,28 @@ def _fwd_chunked_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, B
     wt = tl.load(W + head + nbv + v, mask=tm, other=0.0).to(tl.float32)
     bt = tl.load(B + head + nbv + v, mask=tm, other=0.0).to(tl.float32)
     tl.store(yb + nbv + v, (xtc * rstd * wt + bt).to(Y.dtype.element_ty), mask=tm)
-    for c in range(0, nch):
-        cols = c * BLOCK + offs
-        if c < nfull:
-            x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_first").to(tl.float32)
-            w = tl.load(W + head + cols).to(tl.float32)
-            b = tl.load(B + head + cols).to(tl.float32)
-            tl.store(yb + c * BLOCK + offs, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty))
-        else:
+    if UNROLL:
+        for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
+            cols = c * BLOCK + offs
             cm = cols < nbv
             x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
             w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
             b = tl.load(B + head + cols, mask=cm, other=0.0).to(tl.float32)
             tl.store(yb + cols, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty), mask=cm)
+    else:
+        for c in range(0, nch):
+            cols = c * BLOCK + offs
+            if c < nfull:
+                x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_first").to(tl.float32)
+                w = tl.load(W + head + cols).to(tl.float32)
+                b = tl.load(B + head + cols).to(tl.float32)
+                tl.store(yb + c * BLOCK + offs, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty))
+            else:
+                cm = cols < nbv
+                x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+                w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
+                b = tl.load(B + head + cols, mask=cm, other=0.0).to(tl.float32)
+                tl.store(yb + cols, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty), mask=cm)
     if STORE_STATS:
         tl.store(MEAN + row, mean)
         tl.store(RSTD + row, rstd)
@@ -1156,7 +1183,8 @@ def _layernorm_general(x, weight, bias, eps, return_stats):
         elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned(x2, y2, n):
             _fwd_chunked_aligned[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"],
                                             VEC=16 // x2.element_size(), STORE_STATS=return_stats, I64=i64,
-                                            num_warps=cfg["num_warps"], **_pdl_kw(pdl))
+                                            UNROLL=bool(cfg.get("UNROLL")), num_warps=cfg["num_warps"],
+                                            **_pdl_kw(pdl))
         elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, b, y2, ms, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_STATS=return_stats, I64=i64,

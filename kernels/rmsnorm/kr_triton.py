@@ -211,14 +211,19 @@ def _chunk_out(xrow, W, yrow, off, rstd, N: tl.constexpr, BLOCK: tl.constexpr):
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])
 def _fwd_chunked_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.constexpr, VEC: tl.constexpr,
-                         STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr):
+                         STORE_RSTD: tl.constexpr, I64: tl.constexpr, PDL: tl.constexpr,
+                         UNROLL: tl.constexpr = False):
     """`_fwd_chunked` for contiguous rows whose length is not a multiple of VEC (16 bytes of x):
     each row as its head (the columns before its first 16-byte boundary, fewer than VEC, in one
     small masked step) and its body from that boundary, full chunks loaded and stored unmasked
     as 16-byte vectors, the ragged last one masked (the cross-entropy family's `_aligned`
     layout). Without it such rows are read and written one element at a time. The weight is
     read at the body's columns, off its own boundaries (one element at a time, from L1/L2). A
-    row's bits follow N, BLOCK and its head (its start modulo VEC), never the number of rows."""
+    row's bits follow N, BLOCK and its head (its start modulo VEC), never the number of rows.
+    UNROLL: both loops unrolled at compile time over the most chunks a row has, every chunk
+    masked to the body (a chunk past it loads nothing and adds +0.0), with no branch between
+    them, so every chunk's load can be issued at once: the same operations on the same values in
+    the same order, so the same bits as the loop."""
     if PDL:
         tl.extra.cuda.gdc_wait()
         tl.extra.cuda.gdc_launch_dependents()
@@ -236,13 +241,19 @@ def _fwd_chunked_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.
     xh = tl.load(X + xoff + v, mask=hm, other=0.0).to(tl.float32)
     xt = tl.load(xb + nbv + v, mask=tm, other=0.0).to(tl.float32)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for c in range(0, nch):
-        if c < nfull:
-            x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32)
-        else:
+    if UNROLL:
+        for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
             cols = c * BLOCK + offs
             x = tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        acc += x * x
+            acc += x * x
+    else:
+        for c in range(0, nch):
+            if c < nfull:
+                x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32)
+            else:
+                cols = c * BLOCK + offs
+                x = tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            acc += x * x
     rstd = tl.math.rsqrt((tl.sum(acc, axis=0) + tl.sum(xh * xh + xt * xt, axis=0)) / N + eps)
     wh = tl.load(W + v, mask=hm, other=0.0).to(tl.float32)
     yh = wh * (xh * rstd).to(X.dtype.element_ty).to(tl.float32)
@@ -250,19 +261,28 @@ def _fwd_chunked_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.
     wt = tl.load(W + head + nbv + v, mask=tm, other=0.0).to(tl.float32)
     yt = wt * (xt * rstd).to(X.dtype.element_ty).to(tl.float32)
     tl.store(yb + nbv + v, yt.to(Y.dtype.element_ty), mask=tm)
-    for c in range(0, nch):
-        cols = c * BLOCK + offs
-        if c < nfull:
-            x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_first").to(tl.float32)
-            w = tl.load(W + head + cols).to(tl.float32)
-            y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
-            tl.store(yb + c * BLOCK + offs, y.to(Y.dtype.element_ty))
-        else:
+    if UNROLL:
+        for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
+            cols = c * BLOCK + offs
             cm = cols < nbv
             x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
             w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
             y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
             tl.store(yb + cols, y.to(Y.dtype.element_ty), mask=cm)
+    else:
+        for c in range(0, nch):
+            cols = c * BLOCK + offs
+            if c < nfull:
+                x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_first").to(tl.float32)
+                w = tl.load(W + head + cols).to(tl.float32)
+                y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
+                tl.store(yb + c * BLOCK + offs, y.to(Y.dtype.element_ty))
+            else:
+                cm = cols < nbv
+                x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+                w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
+                y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
+                tl.store(yb + cols, y.to(Y.dtype.element_ty), mask=cm)
     if STORE_RSTD:
         tl.store(RSTD + row, rstd)
 
@@ -588,7 +608,8 @@ _CHUNK_BETWEEN = (4096, 8192)
 #: 2.68, 104 x 6528 bf16 2.43 against 3.64 (Liger 3.30), 1422 x 6400 bf16 13.99 against 15.13
 #: (torch.compile 14.72), 9900 x 4224 fp16 57.01 against 57.87; sweep 11, decode rows, 0.62-0.70x.
 #: Sweep 2 (H200, 2026-12-02) had the loop 0.88x / 0.95x the masked block at 5120 / 7168 bf16
-#: (4096 rows): the H200 run of the index's 5120 / 7168 workloads decides (lab/pending/README.md)
+#: (4096 rows); on an H100 the index's 5120 / 7168 workloads took 1.000x / 0.989x the loop's time
+#: (lab/device-2026-12-07c/); their H200 run is still owed (lab/NEXT_GPU_SESSION.md)
 _MASKED_8K_2B = {"kind": "rows", "BLOCK": 8192, "ROWS": 1, "MASK_COLS": True, "num_warps": 8, "LATE_W": False}
 #: rows longer than this (up to _MAX_REG_ROW) take `_fwd_chunked` with the whole row as its one
 #: chunk, on 32 warps: sweep 5 (H200, 2026-12-04), 2048 x 32768 bf16: 66.91 us against 69.68 for
@@ -1006,7 +1027,8 @@ def _rmsnorm_general(x, weight, eps, return_rstd):
         elif cfg["kind"] == "chunked" and cfg.get("ALIGN") and _aligned(x2, y2, n):
             _fwd_chunked_aligned[(n_rows,)](x2, w, y2, rs, n_rows, float(eps), N=n, BLOCK=cfg["BLOCK"],
                                             VEC=16 // x2.element_size(), STORE_RSTD=return_rstd, I64=i64,
-                                            num_warps=cfg["num_warps"], **_pdl_kw(pdl))
+                                            UNROLL=bool(cfg.get("UNROLL")), num_warps=cfg["num_warps"],
+                                            **_pdl_kw(pdl))
         elif cfg["kind"] == "chunked":
             _fwd_chunked[(n_rows,)](x2, w, y2, rs, n_rows, x2.stride(0), y2.stride(0), float(eps), N=n,
                                     BLOCK=cfg["BLOCK"], STORE_RSTD=return_rstd, I64=i64,

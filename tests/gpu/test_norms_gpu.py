@@ -5,6 +5,7 @@ forward and backward against the families' float64 references at their tolerance
     python -m pytest -q tests/gpu/test_norms_gpu.py
 """
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -419,16 +420,18 @@ def test_unrolled_loop_gives_the_loops_bits():
     float64, and a row's bits the same among fewer rows. RMSNorm's unrolled loops give the
     loop's bits. LayerNorm's may differ from its loop in the last bit (an H100 on 2026-12-06
     found 4 of 3,072,000 elements at 64 x 8000 bf16, random inputs: lab/device-2026-12-06f/),
-    so a LayerNorm rule may take UNROLL by hidden and dtype, never by the row count."""
+    so a LayerNorm rule may take UNROLL by hidden and dtype, never by the row count. The aligned
+    loops (ALIGN; rows off 16-byte multiples: 6980, 7219 at 2 bytes) with UNROLL the same way:
+    RMSNorm's give its loop's bits."""
     shapes = ((3, 6980, "bfloat16"), (300, 5120, "float16"), (11, 7168, "bfloat16"), (2, 4100, "float32"),
-              (64, 8000, "bfloat16"))
+              (64, 8000, "bfloat16"), (1500, 7219, "bfloat16"))
     for family in ("rmsnorm", "layernorm"):
         kr = KR[family]
-        for rows, hidden, dtype in shapes:
+        for (rows, hidden, dtype), align in itertools.product(shapes, (False, True)):
             case = _case(family, "forward", rows, hidden, dtype)
             inputs = PKG[family].family.make_inputs(case, 13, DEV)
             el = inputs["x"].element_size()
-            loop = {"kind": "chunked", "BLOCK": 4096 // el, "num_warps": 8}
+            loop = {"kind": "chunked", "BLOCK": 4096 // el, "num_warps": 8, **({"ALIGN": 1} if align else {})}
             views = [inputs, dict(inputs, x=torch.randn(rows, hidden + 3, device=DEV).to(inputs["x"].dtype)[:, :hidden])]
             for ins in views:
                 try:

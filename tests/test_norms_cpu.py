@@ -510,6 +510,8 @@ def test_launch_configuration_follows_rules_not_a_table():
                     assert n > 16384 or (es == 2 and (n >= 4096 if mod is rms else (n > 8192 or ln_odd)))
                     want = (8192, 16) if n > 16384 else (2048, 8) if ln_odd else (4096, 8)
                     assert (f["BLOCK"], f["num_warps"]) == want
+                    # unrolled: LayerNorm's 2-byte loops up to 16384 (sweep 15), by hidden and type
+                    assert bool(f.get("UNROLL")) == (mod is ln and n <= 16384)
                 elif f["kind"] == "chunked":
                     assert not (odd and n > 16384)
                     two_pieces = split_class and mod.split_pieces(n)[2] == 0
@@ -604,15 +606,20 @@ def test_late_weight_loads_change_no_bit(override, rows, hidden):
 
 def test_layernorm_decode_rows_load_weight_early(override, monkeypatch):
     """LayerNorm's forward loads weight and bias with x at _EARLY_W_ROWS rows or fewer (LATE_W
-    off) for rows of _EARLY_W_MIN elements or more, after the reductions otherwise; an override
-    is taken as it is; the bits do not move."""
+    off) for rows of _EARLY_W_MIN elements or more, and at _EARLY_W_ROWS_LONG rows or fewer from
+    _EARLY_W_LONG_MIN elements, after the reductions otherwise; an override is taken as it is;
+    the bits do not move."""
     for n, es in ((5440, 2), (11200, 4), (4096, 2), (4100, 4), (1856, 2), (1024, 4)):
         rule = ln.fwd_config(n, es)
         assert rule["kind"] == "rows" and rule["LATE_W"] is True
         assert ln._fwd_cfg(n, es, 1)["LATE_W"] is False
         assert ln._fwd_cfg(n, es, ln._EARLY_W_ROWS) == {**rule, "LATE_W": False}
-        assert ln._fwd_cfg(n, es, ln._EARLY_W_ROWS + 1) == rule
         assert ln._fwd_cfg(n, es) == rule
+        long = n >= ln._EARLY_W_LONG_MIN
+        few = ln._EARLY_W_ROWS_LONG if long else ln._EARLY_W_ROWS
+        assert ln._fwd_cfg(n, es, ln._EARLY_W_ROWS + 1) == ({**rule, "LATE_W": False} if long else rule)
+        assert ln._fwd_cfg(n, es, few)["LATE_W"] is False
+        assert ln._fwd_cfg(n, es, few + 1) == rule
     # rows shorter than _EARLY_W_MIN (not measured) and other kinds keep the rule
     for n, es in ((100, 4), (1023, 2), (32768, 2)):
         assert ln._fwd_cfg(n, es, 1) == ln.fwd_config(n, es)
@@ -625,10 +632,10 @@ def test_layernorm_decode_rows_load_weight_early(override, monkeypatch):
     monkeypatch.setattr(ln, "_fwd_cfg", lambda *a: seen.append(real(*a)) or seen[-1])
     g = torch.Generator().manual_seed(5)
     w, b = torch.rand(4100, generator=g) + 0.5, torch.randn(4100, generator=g)
-    x = torch.randn(ln._EARLY_W_ROWS + 1, 4100, generator=g)
-    many, few = ln.layernorm(x, w, b), ln.layernorm(x[:3], w, b)
-    assert [c["LATE_W"] for c in seen] == [True, False]
-    assert torch.equal(many[:3], few)
+    x = torch.randn(ln._EARLY_W_ROWS_LONG + 1, 4100, generator=g)
+    many, some, few = ln.layernorm(x, w, b), ln.layernorm(x[:40], w, b), ln.layernorm(x[:3], w, b)
+    assert [c["LATE_W"] for c in seen] == [True, False, False]
+    assert torch.equal(many[:40], some) and torch.equal(many[:3], few)
     _close(few, _ln64(x[:3], w, b)[0], 1e-5)
 
 
@@ -644,9 +651,12 @@ def test_short_two_byte_rows_take_four_rows_a_program(override):
             cfg = mod.fwd_config(n, 2)
             assert cfg["ROWS"] == mod._SHORT_ROWS_2B == 4 and cfg["BLOCK"] == 256 and cfg["MASK_COLS"]
             assert cfg["num_warps"] == warps
+            # RMSNorm's load the weight after the reduction (LayerNorm's always do in "rows")
+            assert cfg["LATE_W"] is True
             assert mod.fwd_config(n, 4)["ROWS"] == 16
         for n in (128, 256, 257):
             assert mod.fwd_config(n, 2)["ROWS"] == 4096 // mod.fwd_config(n, 2)["BLOCK"]
+    assert rms.fwd_config(213, 4)["LATE_W"] is False and rms.fwd_config(448, 2)["LATE_W"] is False
     g = torch.Generator().manual_seed(11)
     x = torch.randn(9, 213, generator=g)
     w, b = torch.rand(213, generator=g) + 0.5, torch.randn(213, generator=g)

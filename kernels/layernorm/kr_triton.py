@@ -30,8 +30,10 @@ Kernels (the same scheme as kernels/rmsnorm/kr_triton.py):
   in registers as head, the body's whole 16-byte vectors and tail, where the plain kernels
   access such rows one element at a time; `_fwd_chunked_aligned` the same rows in
   `_fwd_chunked`'s three loops (a chunked ALIGN). The rule takes the aligned loop above 16384
-  elements (_ALIGN_LOOP, sweep 9); no rule takes `_fwd_aligned` (sweep 9: behind the plain
-  block at 4 of 5 short odd rows; a sweep's OVERRIDE reaches it).
+  elements (_ALIGN_LOOP, sweep 9), for 2-byte rows from 8192 (_ALIGN_LOOP_2B) and odd 2-byte
+  rows between 4096 and 8192 (_ALIGN_LOOP_ODD), those two unrolled (sweep 15); no rule takes
+  `_fwd_aligned` (sweep 9: behind the plain block at 4 of 5 short odd rows; a sweep's OVERRIDE
+  reaches it).
 * `_bwd_parts`: rows longer than _BWD_REG_ROW (12288), as kernels/rmsnorm's: the row across
   the programs of a group, which exchange partial sums through L2 (kernels/rmsnorm/kr_parts.py).
 * `_bwd_long`: where the parts kernel cannot run (the interpreter): chunks, never a whole row
@@ -730,16 +732,21 @@ _ALIGN_LOOP = {"kind": "chunked", "BLOCK": 8192, "num_warps": 16, "ALIGN": 1}
 #: chunks on 8 warps. Sweep 10 (H100, 2026-12-06, tune seed 10103; lab/device-2026-12-06f/):
 #: 3494 x 9365 fp16 60.22 us against the rule's (the masked block) 77.46, torch.compile 111.1;
 #: 6500 x 8469 fp16 98.68 against 127.9 (2 kB chunks on 4 warps 96.58); 862 x 15179 fp16 33.88
-#: against 37.36. Between 4096 and 8192 not measured (kernels/rmsnorm takes it from 4096)
-_ALIGN_LOOP_2B = {"kind": "chunked", "BLOCK": 4096, "num_warps": 8, "ALIGN": 1}
+#: against 37.36. Between 4096 and 8192 not measured (kernels/rmsnorm takes it from 4096).
+#: Unrolled (UNROLL: every chunk's loads in flight at once; by hidden and type, as a row's last
+#: bit may move with it): sweep 15 (H100, 2026-12-07d, tune seed 15013), 7479 x 8972 bf16 107.2
+#: us against the loop's 115.9 (torch.compile 98.9), 11 x 9611 bf16 4.72 against 5.15
+_ALIGN_LOOP_2B = {"kind": "chunked", "BLOCK": 4096, "num_warps": 8, "ALIGN": 1, "UNROLL": True}
 #: odd 2-byte rows between 4096 and 8192 (2-byte aligned only: the plain loop reads them an
 #: element at a time): the aligned loop in 2048-element chunks on 8 warps. Sweep 12 (H100,
 #: 2026-12-07, tune seed 12011; lab/device-2026-12-07/ce12/): 11722 x 5725 fp16 114.5 us against
 #: the rule's (the plain loop, UNROLL) 186.2, torch.compile 184.6; 15610 x 4299 bf16 127.9
 #: against 205.1 (torch.compile 193.3, FlashInfer 159.0 in sweep 11); 7 x 4335 fp16 3.9 against
 #: 4.1 (on 4 warps 109.9, 115.9, but 4.2 at 7 rows). Not for even rows off 16-byte multiples: at
-#: 5182, 6110 fp16 / bf16 and 8172 bf16 every aligned candidate lost to the loop (1.05-1.26x)
-_ALIGN_LOOP_ODD = {"kind": "chunked", "BLOCK": 2048, "num_warps": 8, "ALIGN": 1}
+#: 5182, 6110 fp16 / bf16 and 8172 bf16 every aligned candidate lost to the loop (1.05-1.26x).
+#: Unrolled as _ALIGN_LOOP_2B: sweep 15, 1114 x 5943 bf16 16.89 us against 17.58, 14 x 5847 bf16
+#: 3.93 against 4.10 (1024-element chunks unrolled: 15.39 and 4.75)
+_ALIGN_LOOP_ODD = {"kind": "chunked", "BLOCK": 2048, "num_warps": 8, "ALIGN": 1, "UNROLL": True}
 #: even 2-byte split-class rows between 4096 and 8192: the masked block of 8192 on 8 warps, one
 #: row a program, weight and bias after the reductions, instead of the chunked loop (UNROLL, sweep
 #: 10). Sweeps 11-12 (H100, 2026-12-07, tune seeds 11027, 12011), against the loop: decode rows
@@ -895,19 +902,31 @@ OVERRIDE: dict = {}
 #: at 1 x 11028 and 2 x 10688 fp32, 0.89x at 16 x 13312 fp16. LATE_W moves loads, not
 #: arithmetic (test_late_weight_loads_change_no_bit), so a row's bits stay independent of the batch.
 #: From _EARLY_W_MIN elements: sweep 14 class E (H100, 2026-12-07c, tune seed 14009) had early
-#: loads 0.73x the rule at 1 x 1856 bf16 and 0.95x at 2 x 1609 bf16; shorter rows not measured.
+#: loads 0.73x the rule at 1 x 1856 bf16 and 0.95x at 2 x 1609 bf16; shorter rows not measured
+#: (sweep 15 class V, 16 rows or fewer below 1024: 1.07x at 2 x 518 bf16, 1.35x at 6 x 256 fp16).
+#: Up to _EARLY_W_ROWS_LONG rows from _EARLY_W_LONG_MIN elements: sweep 15 class W (H100,
+#: 2026-12-07d, tune seed 15013) had early loads 0.90x the rule at 65 x 7168 bf16 and 0.85x at
+#: 46 x 4544 fp32; seed 14071 (sweep 14's held-out run) 0.94x at 98 x 6208 bf16. 17-128 rows of
+#: 1024-4095 elements are not measured and keep the rule.
 _EARLY_W_ROWS = 16
 _EARLY_W_MIN = 1024
+_EARLY_W_ROWS_LONG = 128
+_EARLY_W_LONG_MIN = 4096
+
+
+def _early_w(n: int, n_rows: int) -> bool:
+    """Whether n_rows rows of n elements load weight and bias with x (LATE_W off)."""
+    return (n_rows <= _EARLY_W_ROWS and n >= _EARLY_W_MIN) or (n_rows <= _EARLY_W_ROWS_LONG and n >= _EARLY_W_LONG_MIN)
 
 
 def _fwd_cfg(n: int, elsize: int, n_rows: int | None = None) -> dict:
     """The forward's configuration: a test's override, or the rule by hidden and type, with LATE_W
-    off for n_rows <= _EARLY_W_ROWS at n >= _EARLY_W_MIN (n_rows None: the rule as it is)."""
+    off where `_early_w` says so (n_rows None: the rule as it is)."""
     got = OVERRIDE.get(("fwd", n, elsize))
     if got:
         return dict(got)
     cfg = fwd_config(n, elsize)
-    if cfg["kind"] == "rows" and n >= _EARLY_W_MIN and n_rows is not None and n_rows <= _EARLY_W_ROWS:
+    if cfg["kind"] == "rows" and n_rows is not None and _early_w(n, n_rows):
         cfg = {**cfg, "LATE_W": False}
     return cfg
 
@@ -1127,8 +1146,8 @@ def layernorm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: fl
     if _FAST and not return_stats:
         try:
             n = x.shape[-1]
-            entry = _FAST.get((n, x.dtype, weight.dtype, x.get_device(), x.numel() <= _EARLY_W_ROWS * n))
-        except (AttributeError, IndexError, TypeError):
+            entry = _FAST.get((n, x.dtype, weight.dtype, x.get_device(), _early_w(n, x.numel() // n)))
+        except (AttributeError, IndexError, TypeError, ZeroDivisionError):
             entry = None
         if entry and bias is not None and x.is_contiguous() and weight.is_contiguous() and bias.is_contiguous() \
                 and x.numel() <= _INT32_MAX and weight.shape == (n,) and bias.shape == (n,) \
@@ -1206,7 +1225,7 @@ def _remember_fast(ck, cfg, pdl, g, x2, w, b, y2, n_rows, eps, ydt):
     if not _FAST_ENABLED or _INTERPRET or ck is None or x2.device.type != "cuda":
         return
     n = x2.shape[1]
-    key = (n, x2.dtype, w.dtype, x2.get_device(), n_rows <= _EARLY_W_ROWS)  # decode rows: LATE_W off
+    key = (n, x2.dtype, w.dtype, x2.get_device(), _early_w(n, n_rows))  # decode rows: LATE_W off
     if key in _FAST or n < 2 or not x2.is_contiguous() \
             or ((x2.data_ptr() | w.data_ptr() | b.data_ptr() | y2.data_ptr()) & 15):
         return

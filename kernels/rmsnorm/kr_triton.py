@@ -592,7 +592,10 @@ _SPLIT_MIN = 512
 #: programs resident an SM. Sweep 13 class M (H100, 2026-12-07b): RMSNorm 18937 x 213 bf16 0.87x
 #: the 16-row tile; sweep 14 class S (H100, 2026-12-07c): RMSNorm 792 x 146 bf16 0.81x, LayerNorm
 #: 5647 x 212 fp16 0.83x. Not measured: 256 itself, blocks of 128 and 512 (sweep 14: quarter rows
-#: 1.01x at RMSNorm 12248 x 448 fp16), float32.
+#: 1.01x at RMSNorm 12248 x 448 fp16), float32. They load the weight after the reduction
+#: (LATE_W): on seed 14071 (sweep 14's held-out run, H100, 2026-12-07c) 0.85-0.92x the early
+#: load at three 2-byte shapes of 192-227 elements; float32 rows of 129-640 kept the early load
+#: in sweep 15 (1.03x / 1.04x at 1329 x 192 and 3446 x 561).
 _SHORT_ROWS_2B = 4
 _SPLIT_WASTE = 8
 #: 2-byte split-class rows strictly between these sizes take the chunked loop (4 kB chunks, 8
@@ -645,8 +648,8 @@ _ALIGN_LOOP = {False: {"kind": "chunked", "BLOCK": 4096, "num_warps": 8, "ALIGN"
 
 def fwd_config(n: int, elsize: int) -> dict:
     """Forward: a tile of about 4096 elements per program for short rows (several rows per program,
-    so that hidden 128 QK-norm rows fill a program; 4 at 2-byte rows of 129-255,
-    _SHORT_ROWS_2B), one row per program from hidden 4096 up; about 1 kB of the tile per warp
+    so that hidden 128 QK-norm rows fill a program; 4 at 2-byte rows of 129-255, weight loaded
+    after the reduction, _SHORT_ROWS_2B), one row per program from hidden 4096 up; about 1 kB of the tile per warp
     (two 16-byte vectors per thread), at most 16 warps for 2-byte types and 32 for float32; rows
     beyond _MAX_REG_ROW go to the chunked kernel. A row that is not a power of two, of at least
     _SPLIT_MIN elements, whose masked power-of-two block would waste more than an eighth of it
@@ -671,7 +674,8 @@ def fwd_config(n: int, elsize: int) -> dict:
         return {"kind": "chunked", "BLOCK": triton.next_power_of_2(n), "num_warps": 32}
     block = triton.next_power_of_2(n)
     rows = max(1, min(64, 4096 // block))
-    if elsize == 2 and block == 256 and n != block:
+    short_2b = elsize == 2 and block == 256 and n != block
+    if short_2b:
         rows = _SHORT_ROWS_2B
     # 16 warps at most for 2-byte types (wider CTAs only cut the programs resident per SM),
     # 32 for float32 rows of 8192 and more (fewer float32 values per thread, no spills)
@@ -696,7 +700,7 @@ def fwd_config(n: int, elsize: int) -> dict:
     # including) _LATE_W_BELOW (lab/norms/NOTES.md, "2026-12-02 sweep 2: what the rules take");
     # the early load elsewhere (run 2 held its targets there; 32768 measured early 1.9 % faster)
     return {"kind": "rows", "BLOCK": block, "ROWS": rows, "MASK_COLS": block != n, "num_warps": warps,
-            "LATE_W": _LATE_W_FROM <= block < _LATE_W_BELOW}
+            "LATE_W": short_2b or _LATE_W_FROM <= block < _LATE_W_BELOW}
 
 
 #: the longest row the backward keeps whole in registers (x, dy, dx and the float32

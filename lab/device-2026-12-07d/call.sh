@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# 2026-12-07, ninth session (11:47 UTC-): the unrolled aligned loop (lab/pending patch, applied in
+# 0bf86cd), sweep 15 and the rules from it. Calls (see README.md beside this for what ran):
+#
+#   run(carry=[".whl"], command="bash lab/device-2026-12-07c/call.sh sweep15", timeout_s=420)
+#   run(carry=[".whl"], command="bash lab/device-2026-12-07d/call.sh land", timeout_s=540)
+#   run(carry=[".whl"], command="bash lab/device-2026-12-07d/call.sh ncu")
+#
+# land: the norms GPU tests (with seed 7321's report shapes in the compile prewarm), ours
+#   --missing on both norms, then sweep 15 on HOLD_SEED (default 15077, not tuned on) over
+#   HOLD_CLASSES: the rules as they are now against their toggles (the rule before them).
+# ncu: Nsight Compute on cross-entropy forward+backward at 4096 x 262144 bf16 (the rule's path,
+#   the exchange with its register cap), and the same at 4096 x 128256 for comparison.
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|ncu}"
+case "$CALL" in
+  land)
+    install_whl; gpu_env
+    norms_tests "${TESTS_S:-150}" 7321
+    runner rmsnorm "${RMS_BUDGET:-40}" --missing
+    runner layernorm "${LN_BUDGET:-30}" --missing
+    SWEEP15_SEED=${HOLD_SEED:-15077} SWEEP15_CLASSES=${HOLD_CLASSES:-OTLWV} \
+      norms_sweep sweep15 "${SWEEP_BUDGET:-120}" 60
+    pack ;;
+  ncu)
+    install_whl; gpu_env
+    command -v ncu || { ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null; }
+    NCU_BIN=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)
+    for v in 262144 128256; do
+      timeout 150 "$NCU_BIN" --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+        --section SchedulerStats --section WarpStateStats --section LaunchStats --launch-skip 3 --launch-count 3 \
+        python3 -c "
+import torch
+from kernels.cross_entropy.kr_triton import cross_entropy_fwd_bwd, plan_fwd_bwd
+x = torch.randn(4096, $v, device='cuda', dtype=torch.bfloat16)
+t = torch.randint(0, $v, (4096,), device='cuda')
+for _ in range(3):
+    cross_entropy_fwd_bwd(x, t)
+torch.cuda.synchronize()
+" > "$LOGS/ncu_$v.txt" 2>&1
+      echo "ncu $v exit $?: $(grep -E '^  [a-z_]|Duration|DRAM Throughput|Memory Throughput|L2 Hit Rate|Achieved Occupancy|Registers Per|Issued Warp|No Eligible' "$LOGS/ncu_$v.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-1500)"
+    done
+    pack ;;
+  *) echo "usage: call.sh land|ncu"; exit 2 ;;
+esac

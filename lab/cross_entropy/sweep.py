@@ -91,6 +91,10 @@ CANDS: dict[str, dict] = {
     # (lab/pending/ce-exchange-maxnreg.patch)
     "x4k4-r64": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xregs": 64},
     "x4k4-r72": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xregs": 72},
+    # 2026-12-07d: Nsight Compute on the device's triton 3.6 found the 64 cap spilling (26.2 M
+    # local-memory requests at 4096 x 262144 bf16): 80 (6 programs an SM) and no cap beside it
+    "x4k4-r80": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xregs": 80},
+    "x4k4-r0": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xregs": 0},
     "x2k4-e": {"path": "exchange", "pair": 1, "block": 2048, "warps": 4, "max_row": 16384, "xexp": 1},
     "x8k8-e": {"path": "exchange", "pair": 1, "block": 8192, "warps": 8, "max_row": 16384, "xexp": 1},
     # the aligned-row layout (kr_triton.ALIGN, 2026-12-03) off: the plain layout beside it

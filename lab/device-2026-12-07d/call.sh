@@ -11,7 +11,7 @@
 #   HOLD_CLASSES: the rules as they are now against their toggles (the rule before them).
 # ncu: Nsight Compute on cross-entropy forward+backward at 4096 x 262144 bf16 (the rule's path,
 #   the exchange with its register cap), and the same at 4096 x 128256 for comparison.
-. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|ncu}"
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|ncu|ceregs}"
 case "$CALL" in
   land)
     install_whl; gpu_env
@@ -40,5 +40,27 @@ torch.cuda.synchronize()
       echo "ncu $v exit $?: $(grep -E '^  [a-z_]|Duration|DRAM Throughput|Memory Throughput|L2 Hit Rate|Achieved Occupancy|Registers Per|Issued Warp|No Eligible' "$LOGS/ncu_$v.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-1500)"
     done
     pack ;;
-  *) echo "usage: call.sh land|ncu"; exit 2 ;;
+  ceregs)  # the exchange's register cap: 64 (the rule from 140000 columns) against 72, 80 and none
+    install_whl; gpu_env
+    TESTS=0 CALL_LIMIT=${CALL_LIMIT:-200} TUNE=0 SELECT='^shape-' CANDS=rule,x4k4-r72,x4k4-r80,x4k4-r0 \
+      SHAPES=${SHAPES:-4096x215631,4096x258843,2048x176053,4096x262144} \
+      bash lab/cross_entropy/device_sweep.sh > "$LOGS/sweep_tail.txt" 2>&1
+    tail -n 14 "$LOGS/sweep_tail.txt"
+    NCU_BIN=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n 1)
+    for r in 64 72 80 0; do
+      KR_CE_FWDBWD="path=exchange,pair=1,block=4096,warps=4,max_row=16384,xregs=$r" timeout 60 "$NCU_BIN" \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+        --kernel-name regex:_fwd_bwd --launch-skip 1 --launch-count 1 python3 -c "
+import torch
+from kernels.cross_entropy.kr_triton import cross_entropy_fwd_bwd
+x = torch.randn(4096, 262144, device='cuda', dtype=torch.bfloat16)
+t = torch.randint(0, 262144, (4096,), device='cuda')
+for _ in range(2):
+    cross_entropy_fwd_bwd(x, t)
+torch.cuda.synchronize()
+" > "$LOGS/ncu_r$r.txt" 2>&1
+      echo "ncu xregs=$r: $(grep -E 'Duration|Spilling Requests  |Registers Per|Achieved Occ|DRAM Throughput' "$LOGS/ncu_r$r.txt" | tr -s ' ' | tr '\n' ';')"
+    done
+    pack ;;
+  *) echo "usage: call.sh land|ncu|ceregs"; exit 2 ;;
 esac

@@ -17,7 +17,7 @@ from site_builder.runner.families import import_module
 sm = import_module("softmax", "kr_triton")
 ce = import_module("cross-entropy", "kr_triton")
 target = GPUTarget("cuda", 90, 32)
-def comp(fn, sig, cexpr, warps, label):
+def comp(fn, sig, cexpr, warps, label, maxnreg=0):
     names = fn.arg_names
     full = {}
     for n in names:
@@ -25,7 +25,8 @@ def comp(fn, sig, cexpr, warps, label):
     attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(names) if n not in cexpr and (full[n].startswith("*") or n in ("N",))}
     src = ASTSource(fn=fn, signature=full, constexprs={(names.index(k),): v for k, v in cexpr.items()}, attrs=attrs)
     try:
-        k = triton.compile(src, target=target, options={"num_warps": warps, "num_stages": 3})
+        k = triton.compile(src, target=target, options={"num_warps": warps, "num_stages": 3,
+                                                        **({"maxnreg": maxnreg} if maxnreg else {})})
         md = k.metadata
         import subprocess, tempfile, os
         f = tempfile.NamedTemporaryFile(suffix=".cubin", delete=False); f.write(k.asm["cubin"]); f.close()
@@ -66,6 +67,12 @@ if "--ce" in sys.argv:
                                (32768, 1, 32, 0)]:
       comp(ce._fwd_bwd, fb, {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": bool(pair),
                             "EXP1": False}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w} pair{pair}")
+    # the rule's register cap (xregs, ptxas .maxnreg) on the 4096-column parts and the caps beside
+    # it: STACK > 0 is a spill. Triton 3.6 here gave 76 registers uncapped, a 48-byte stack at 64,
+    # 8 at 72, none at 80; Nsight Compute on the H100 agreed at 64 (lab/device-2026-12-07d/)
+    for cap in (64, 72, 80):
+      comp(ce._fwd_bwd, fb, {"BLOCK": 4096, "SPLIT_P2": 64, "CONTIG": True, "PHASE": 0, "PAIR": True,
+                            "EXP1": False}, 4, f"ce fb {dt} B4096 P64 w4 pair1 maxnreg {cap}", maxnreg=cap)
     for BLOCK, P2, w in [(4096, 64, 4), (2048, 128, 4), (8192, 32, 8)]:  # one exp an element (xexp)
       comp(ce._fwd_bwd, fb, {"BLOCK": BLOCK, "SPLIT_P2": P2, "CONTIG": True, "PHASE": 0, "PAIR": True,
                             "EXP1": True}, w, f"ce fb {dt} B{BLOCK} P{P2} w{w} pair1 exp1")

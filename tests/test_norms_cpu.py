@@ -761,6 +761,20 @@ def test_unrolled_aligned_loop_gives_the_loops_bits(override, monkeypatch, mod, 
     def run():
         return m.rmsnorm(x, w, return_rstd=True) if m is rms else m.layernorm(x, w, b, 1e-5, return_stats=True)
 
+    launched = _spy_aligned_loop(m, monkeypatch)
+    loop = {"kind": "chunked", "BLOCK": block, "num_warps": 2, "ALIGN": 1}
+    override(m, ("fwd", hidden, 4), loop)
+    base = run()
+    override(m, ("fwd", hidden, 4), {**loop, "UNROLL": True})
+    unrolled = run()
+    assert len(launched) == 2
+    assert all(torch.equal(u, v) for u, v in zip(base, unrolled))
+    _close(unrolled[0], (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], 1e-5)
+
+
+def _spy_aligned_loop(m, monkeypatch) -> list:
+    """`m._fwd_chunked_aligned` wrapped so that each launch is recorded (its grid, in the list
+    returned), then made."""
     launched = []
     real = m._fwd_chunked_aligned
 
@@ -770,14 +784,8 @@ def test_unrolled_aligned_loop_gives_the_loops_bits(override, monkeypatch, mod, 
             return real[grid]
 
     monkeypatch.setattr(m, "_fwd_chunked_aligned", Spy())
-    loop = {"kind": "chunked", "BLOCK": block, "num_warps": 2, "ALIGN": 1}
-    override(m, ("fwd", hidden, 4), loop)
-    base = run()
-    override(m, ("fwd", hidden, 4), {**loop, "UNROLL": True})
-    unrolled = run()
-    assert len(launched) == 2
-    assert all(torch.equal(u, v) for u, v in zip(base, unrolled))
-    _close(unrolled[0], (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], 1e-5)
+    return launched
+
 
 def _odd_rows(mod, seed, monkeypatch):
     """Three float32 rows of 16387 (off 16-byte multiples, above 16384: the rule's aligned loop),
@@ -793,15 +801,7 @@ def _odd_rows(mod, seed, monkeypatch):
     def run(t):
         return m.rmsnorm(t, w) if m is rms else m.layernorm(t, w, b, 1e-5)
 
-    launched = []
-    real = m._fwd_chunked_aligned
-
-    class Spy:
-        def __getitem__(self, grid):
-            launched.append(grid)
-            return real[grid]
-
-    monkeypatch.setattr(m, "_fwd_chunked_aligned", Spy())
+    launched = _spy_aligned_loop(m, monkeypatch)
     return m, x, run, (_rms64(x, w) if m is rms else _ln64(x, w, b))[0], launched
 
 

@@ -630,7 +630,14 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: lab/device-2026-12-07/ce-regs/ce-sweep.md): capped against the uncapped rule 0.80-0.88x at
 #: every tune vocab from 143103 up (4096 x 238603: 1862 against 2254 us, 1.10x the floor against
 #: 1.33x; 2048 x 143103: 520 / 619), but 1.15x at 4096 x 128256 (943 / 821): the threshold lies
-#: between them. fp32 is not capped (not measured).
+#: between them. At 64 bf16 parts do spill (a 48-byte stack under triton 3.6: 25 local-memory
+#: requests a warp in Nsight Compute at 4096 x 262144, H100, 2026-12-07d; 72: 8 bytes, 80: none),
+#: and still win: 2.15 ms against 2.17 at 72, 2.25 at 80, 2.31 uncapped (76 registers). fp32
+#: parts fit 64 without a spill: 64 from 20000 columns, from the sweep of 2026-12-07 13:05
+#: (H100, random vocabularies, cold L2; lab/device-2026-12-07d/ceregs*/ce-sweep.md): 0.83-0.96x
+#: the uncapped exchange at all nine shapes from 2048 x 20001 to 1024 x 258843 (8192 x 30011:
+#: 727.9 against 875.5 us; 2048 x 215631: 1255 against 1333), 72 between them; below 20000 not
+#: measured.
 #: Default from the H200 sweep of 2026-12-02 (lab/cross_entropy/sweep-2026-12-02/ce-sweep.md,
 #: 12 bf16 fwd+bwd workloads, cold L2): the row loop on 4096-column chunks and 4 warps was the
 #: fastest candidate at 8 of them and within 4 % of the best at the other 4 (the 4096-part
@@ -665,8 +672,8 @@ FWDBWD_RULE = {
     4: {"path": "exchange", "max_row": MAX_ROW, "block": 4096, "warps": 4, "pair": 1, "xexp": 0,
         "lse_part": 16384, "lse_block": CHUNK, "lse_warps": 8, "gblock": 4096, "gwarps": 8,
         "evict": 0, "reverse": 1, "rblock": 4096, "rwarps": 4, "revict": 0,
-        "pblock": 4096, "pwarps": 4, "pper": 4, "phold": 1, "pevict": 1, "xregs": 0,
-        "xregs_from": 0, "alt_path": "twopass", "alt_from": 0},
+        "pblock": 4096, "pwarps": 4, "pper": 4, "phold": 1, "pevict": 1, "xregs": 64,
+        "xregs_from": 20000, "alt_path": "twopass", "alt_from": 0},
 }
 #: A sweep's forced candidate: a dict of FWDBWD_RULE keys replacing the rule's (None: the
 #: environment variable KR_CE_FWDBWD, "key=value,key=value", e.g. "path=twopass,gblock=8192").

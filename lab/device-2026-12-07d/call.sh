@@ -11,7 +11,7 @@
 #   HOLD_CLASSES: the rules as they are now against their toggles (the rule before them).
 # ncu: Nsight Compute on cross-entropy forward+backward at 4096 x 262144 bf16 (the rule's path,
 #   the exchange with its register cap), and the same at 4096 x 128256 for comparison.
-. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|ncu|ceregs}"
+. "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|ncu|ceregs|celand}"
 case "$CALL" in
   land)
     install_whl; gpu_env
@@ -64,5 +64,13 @@ torch.cuda.synchronize()
       echo "ncu xregs=$r: $(grep -E 'Duration|Spilling Requests  |Registers Per|Achieved Occ|DRAM Throughput' "$LOGS/ncu_r$r.txt" | tr -s ' ' | tr '\n' ';')"
     done
     pack ;;
-  *) echo "usage: call.sh land|ncu|ceregs"; exit 2 ;;
+  celand)  # the fp32 cap landed: the cross-entropy GPU tests, then ours --missing
+    install_whl; gpu_env
+    timeout 100 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k cross_entropy \
+      > "$LOGS/t_ce.txt" 2>&1
+    echo "CE GPU tests exit $?: $(tail -n 1 "$LOGS/t_ce.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_ce.txt" | head -n 8
+    runner cross-entropy "${CE_BUDGET:-150}" --missing
+    tail -n 5 "$LOGS/run_cross-entropy.txt"
+    pack ;;
+  *) echo "usage: call.sh land|ncu|ceregs|celand"; exit 2 ;;
 esac

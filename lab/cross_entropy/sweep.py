@@ -86,8 +86,9 @@ CANDS: dict[str, dict] = {
     "pipe8k8-p2-e": {"path": "pipe", "pblock": 8192, "pwarps": 8, "pper": 2, "phold": 2},
     "pipe4k8-p5-e": {"path": "pipe", "pblock": 4096, "pwarps": 8, "pper": 5, "phold": 2},
     "x4k4-e": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xexp": 1},
-    # the exchange's parts held to 64 / 72 registers a thread (xregs: ptxas .maxnreg; 80-96
-    # without, no spills at 64 on sm_90): 8 / 7 programs an SM instead of 5-6
+    # the exchange's parts held to 64 / 72 registers a thread (xregs: ptxas .maxnreg; 76-96
+    # without): 8 / 7 programs an SM instead of 5-6. bf16 spills at 64 (a 48-byte stack under
+    # triton 3.6), fp32 does not (lab/softmax/aot_check.py --ce; lab/device-2026-12-07d/)
     # (lab/pending/ce-exchange-maxnreg.patch)
     "x4k4-r64": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xregs": 64},
     "x4k4-r72": {"path": "exchange", "pair": 1, "block": 4096, "warps": 4, "max_row": 16384, "xregs": 72},

@@ -5,6 +5,10 @@
 #   run(carry=[".whl"], command="bash lab/device-2026-12-07c/call.sh sweep15", timeout_s=420)
 #   run(carry=[".whl"], command="bash lab/device-2026-12-07d/call.sh land", timeout_s=540)
 #   run(carry=[".whl"], command="bash lab/device-2026-12-07d/call.sh ncu")
+#   run(carry=[".whl"], command="bash lab/device-2026-12-07d/call.sh ceregs", kind="nvidia-h100-x1")
+#   run(..., command="SHAPES=8192x30011-fp32,2048x20001-fp32,16384x40009-fp32,4096x32000-fp32 CALL_LIMIT=120 bash lab/device-2026-12-07d/call.sh ceregs")
+#   run(carry=[".whl"], command="bash lab/device-2026-12-07d/call.sh celand")   (after the fp32 cap, a3c65a3)
+#   run(..., command="CANDS=rule,x4k4-r0 SHAPES=4096x72143-fp32,1024x133337-fp32,8192x24577-fp32,2048x300000-fp32 CALL_LIMIT=110 bash lab/device-2026-12-07d/call.sh ceregs")
 #
 # land: the norms GPU tests (with seed 7321's report shapes in the compile prewarm), ours
 #   --missing on both norms, then sweep 15 on HOLD_SEED (default 15077, not tuned on) over

@@ -267,35 +267,27 @@ def _fwd_chunked_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, B
     acc = tl.zeros([BLOCK], dtype=tl.float32)
     if UNROLL:
         for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
-            cols = c * BLOCK + offs
-            acc += tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            acc += _body_x(xb, c * BLOCK + offs, nbv)
     else:
         for c in range(0, nch):
             if c < nfull:
                 acc += tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32)
             else:
-                cols = c * BLOCK + offs
-                acc += tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+                acc += _body_x(xb, c * BLOCK + offs, nbv)
     mean = (tl.sum(acc, axis=0) + tl.sum(xh + xt, axis=0)) / N
     xhc = tl.where(hm, xh - mean, 0.0)
     xtc = tl.where(tm, xt - mean, 0.0)
     acc = tl.zeros([BLOCK], dtype=tl.float32)
     if UNROLL:
         for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
-            cols = c * BLOCK + offs
-            cm = cols < nbv
-            x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
-            xc = tl.where(cm, x - mean, 0.0)
+            xc = _body_dev(xb, c * BLOCK + offs, nbv, mean)
             acc += xc * xc
     else:
         for c in range(0, nch):
-            cols = c * BLOCK + offs
             if c < nfull:
                 xc = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32) - mean
             else:
-                cm = cols < nbv
-                x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
-                xc = tl.where(cm, x - mean, 0.0)
+                xc = _body_dev(xb, c * BLOCK + offs, nbv, mean)
             acc += xc * xc
     rstd = tl.math.rsqrt((tl.sum(acc, axis=0) + tl.sum(xhc * xhc + xtc * xtc, axis=0)) / N + eps)
     wh = tl.load(W + v, mask=hm, other=0.0).to(tl.float32)
@@ -306,12 +298,7 @@ def _fwd_chunked_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, B
     tl.store(yb + nbv + v, (xtc * rstd * wt + bt).to(Y.dtype.element_ty), mask=tm)
     if UNROLL:
         for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
-            cols = c * BLOCK + offs
-            cm = cols < nbv
-            x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
-            w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
-            b = tl.load(B + head + cols, mask=cm, other=0.0).to(tl.float32)
-            tl.store(yb + cols, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty), mask=cm)
+            _body_out(xb, W, B, yb, head, c * BLOCK + offs, nbv, mean, rstd)
     else:
         for c in range(0, nch):
             cols = c * BLOCK + offs
@@ -321,14 +308,38 @@ def _fwd_chunked_aligned(X, W, B, Y, MEAN, RSTD, n_rows, eps, N: tl.constexpr, B
                 b = tl.load(B + head + cols).to(tl.float32)
                 tl.store(yb + c * BLOCK + offs, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty))
             else:
-                cm = cols < nbv
-                x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
-                w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
-                b = tl.load(B + head + cols, mask=cm, other=0.0).to(tl.float32)
-                tl.store(yb + cols, ((x - mean) * rstd * w + b).to(Y.dtype.element_ty), mask=cm)
+                _body_out(xb, W, B, yb, head, cols, nbv, mean, rstd)
     if STORE_STATS:
         tl.store(MEAN + row, mean)
         tl.store(RSTD + row, rstd)
+
+
+@triton.jit
+def _body_x(xb, cols, nbv):
+    """`_fwd_chunked_aligned`'s first pass, one chunk of x masked to the body (`cols` past its
+    `nbv` whole vectors load nothing and add +0.0): the unrolled loop's every chunk, the loop's
+    last."""
+    return tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+
+
+@triton.jit
+def _body_dev(xb, cols, nbv, mean):
+    """`_fwd_chunked_aligned`'s second pass, one chunk's deviations from the mean masked to the
+    body (0.0 past it)."""
+    cm = cols < nbv
+    x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    return tl.where(cm, x - mean, 0.0)
+
+
+@triton.jit
+def _body_out(xb, W, B, yb, head, cols, nbv, mean, rstd):
+    """`_fwd_chunked_aligned`'s third pass, one chunk of y masked to the body; weight and bias at
+    the row's shifted columns."""
+    cm = cols < nbv
+    x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+    w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
+    b = tl.load(B + head + cols, mask=cm, other=0.0).to(tl.float32)
+    tl.store(yb + cols, ((x - mean) * rstd * w + b).to(yb.dtype.element_ty), mask=cm)
 
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])

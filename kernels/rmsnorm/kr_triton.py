@@ -243,16 +243,14 @@ def _fwd_chunked_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.
     acc = tl.zeros([BLOCK], dtype=tl.float32)
     if UNROLL:
         for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
-            cols = c * BLOCK + offs
-            x = tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            x = _body_x(xb, c * BLOCK + offs, nbv)
             acc += x * x
     else:
         for c in range(0, nch):
             if c < nfull:
                 x = tl.load(xb + c * BLOCK + offs, eviction_policy="evict_last").to(tl.float32)
             else:
-                cols = c * BLOCK + offs
-                x = tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+                x = _body_x(xb, c * BLOCK + offs, nbv)
             acc += x * x
     rstd = tl.math.rsqrt((tl.sum(acc, axis=0) + tl.sum(xh * xh + xt * xt, axis=0)) / N + eps)
     wh = tl.load(W + v, mask=hm, other=0.0).to(tl.float32)
@@ -263,12 +261,7 @@ def _fwd_chunked_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.
     tl.store(yb + nbv + v, yt.to(Y.dtype.element_ty), mask=tm)
     if UNROLL:
         for c in tl.static_range(0, (N + BLOCK - 1) // BLOCK):
-            cols = c * BLOCK + offs
-            cm = cols < nbv
-            x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
-            w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
-            y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
-            tl.store(yb + cols, y.to(Y.dtype.element_ty), mask=cm)
+            _body_out(xb, W, yb, head, c * BLOCK + offs, nbv, rstd)
     else:
         for c in range(0, nch):
             cols = c * BLOCK + offs
@@ -278,13 +271,27 @@ def _fwd_chunked_aligned(X, W, Y, RSTD, n_rows, eps, N: tl.constexpr, BLOCK: tl.
                 y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
                 tl.store(yb + c * BLOCK + offs, y.to(Y.dtype.element_ty))
             else:
-                cm = cols < nbv
-                x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
-                w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
-                y = w * (x * rstd).to(X.dtype.element_ty).to(tl.float32)
-                tl.store(yb + cols, y.to(Y.dtype.element_ty), mask=cm)
+                _body_out(xb, W, yb, head, cols, nbv, rstd)
     if STORE_RSTD:
         tl.store(RSTD + row, rstd)
+
+
+@triton.jit
+def _body_x(xb, cols, nbv):
+    """`_fwd_chunked_aligned`'s first pass, one chunk of x masked to the body (`cols` past its
+    `nbv` whole vectors load +0.0): the unrolled loop's every chunk, the loop's last."""
+    return tl.load(xb + cols, mask=cols < nbv, other=0.0, eviction_policy="evict_last").to(tl.float32)
+
+
+@triton.jit
+def _body_out(xb, W, yb, head, cols, nbv, rstd):
+    """`_fwd_chunked_aligned`'s second pass, one chunk of y masked to the body (as `_body_x`);
+    the weight at the row's shifted columns."""
+    cm = cols < nbv
+    x = tl.load(xb + cols, mask=cm, other=0.0, eviction_policy="evict_first").to(tl.float32)
+    w = tl.load(W + head + cols, mask=cm, other=0.0).to(tl.float32)
+    y = w * (x * rstd).to(xb.dtype.element_ty).to(tl.float32)
+    tl.store(yb + cols, y.to(yb.dtype.element_ty), mask=cm)
 
 
 @triton.jit(do_not_specialize=["n_rows", "eps"])

@@ -18,6 +18,13 @@
 # fa: the runner on fused-add-rmsnorm, every implementation.
 # report: the random-shape reports of both norms on REPORT_SEED (not tuned on), every implementation.
 SEED=${REPORT_SEED:-8117}
+SM_TUNE=bwd-64x247841-fp32,bwd-1x46352-bf16,bwd-1x142361-bf16,bwd-4096x71107-bf16,bwd-16384x17018-bf16,bwd-1x199193-fp32,bwd-4096x52211-fp32,bwd-4096x58994-bf16,bwd-1x52466-bf16,bwd-1x150969-bf16,bwd-16384x37308-bf16,bwd-4096x90301-fp32,bwd-4096x27011-bf16,bwd-2048x33331-fp32
+SM_HELD=bwd-1x208492-fp32,bwd-4096x114884-fp32,bwd-1x46027-bf16,bwd-512x99227-fp32,bwd-1x178222-bf16,bwd-4096x177218-bf16,bwd-64x92630-bf16,bwd-512x45985-fp32
+sm_sweep() {  # SHAPES CANDS BUDGET: lab/softmax/sweep2.py (backward) beside torch.softmax and Liger
+  SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/sm-sweep" --kind backward \
+    --shapes "$1" --cands "$2" --peers torch-softmax,liger-softmax > "$LOGS/sm-sweep.txt" 2>&1
+  echo "softmax sweep exit $?"; tail -n 24 "$LOGS/sm-sweep.txt"
+}
 . "$(dirname "$0")/../device_lib.sh" "${1:?usage: call.sh land|q|norms|fa|report}"
 case "$CALL" in
   land)
@@ -43,5 +50,25 @@ case "$CALL" in
   report)
     fi_install
     BUDGET=${BUDGET:-230} N=${N:-12} REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh rmsnorm layernorm ;;
-  *) echo "usage: call.sh land|q|norms|fa|report"; exit 2 ;;
+  h100)  # (the H200 refused four starts, 15:00-15:30 UTC) on an H100: the GPU tests of the norms
+    # (the aligned loops' helpers, 5f0c4c5-) and of softmax + cross-entropy (the backward's row
+    # loop), ours --missing on both norms, then the softmax backward sweep of the row loop against
+    # the split layout on SHAPES (tune shapes: 12 drawn with seed 7071 and two at 27011 / 33331)
+    install_whl; gpu_env
+    norms_tests "${TESTS_S:-140}" 7321 tests/gpu/test_softmax_ce_gpu.py
+    runner rmsnorm "${RMS_BUDGET:-40}" --missing
+    runner layernorm "${LN_BUDGET:-30}" --missing
+    sm_sweep "${SHAPES:-$SM_TUNE}" "${CANDS:-model,bwd-whole32k,loop4k-w8,loop4k-w8r,loop8k-w8,loop4k-w4,loop8k-w16}" \
+      "${SWEEP_BUDGET:-170}"
+    pack ;;
+  smland)  # the row loop's rule landed: softmax GPU tests (row loop), ours --missing on softmax,
+    # then the rule against the split layout on the held-out SHAPES (seed 7072)
+    install_whl; gpu_env
+    timeout 120 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k "softmax" \
+      > "$LOGS/t_sm.txt" 2>&1
+    echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
+    runner softmax "${SM_BUDGET:-90}" --missing
+    sm_sweep "${SHAPES:-$SM_HELD}" "${CANDS:-model,split}" "${SWEEP_BUDGET:-120}"
+    pack ;;
+  *) echo "usage: call.sh land|q|norms|fa|report|h100|smland"; exit 2 ;;
 esac

@@ -69,6 +69,20 @@ CANDS: dict[str, dict] = {
     # as Liger's single-block backward; ptxas reports a small spill stack there), against the
     # split layout from 16384 (MAX_ROW_BWD): at 4096 x 32000 bf16 Liger ran 182.9 us, ours 230.3
     "bwd-whole32k": {"MAX_ROW_BWD": 32768},
+    # 2026-12-07e: the backward's row loop (kr_triton.BWD_LOOP: one program a row, two passes, the
+    # second from the L2) at every backward row above MAX_ROW_BWD, against the split layout
+    "loop4k-w8": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 8, "LOOP": 1},
+                               4: {"max": 1 << 22, "BLOCK": 2048, "num_warps": 8, "LOOP": 1}}},
+    "loop4k-w8r": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 8, "LOOP": 2},
+                                4: {"max": 1 << 22, "BLOCK": 2048, "num_warps": 8, "LOOP": 2}}},
+    "loop8k-w8": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 8192, "num_warps": 8, "LOOP": 1},
+                               4: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 8, "LOOP": 1}}},
+    "loop4k-w4": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 4, "LOOP": 1},
+                               4: {"max": 1 << 22, "BLOCK": 2048, "num_warps": 4, "LOOP": 1}}},
+    "split": {"BWD_LOOP": {2: {"max": 0, "BLOCK": 4096, "num_warps": 8, "LOOP": 1},
+                           4: {"max": 0, "BLOCK": 2048, "num_warps": 8, "LOOP": 1}}},  # no row loop
+    "loop8k-w16": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 8192, "num_warps": 16, "LOOP": 1},
+                                4: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 16, "LOOP": 1}}},
 }
 MIN_SPLIT_BLOCK = 2048  # the first version's finest few-row part
 
@@ -123,14 +137,31 @@ def random_shapes(n: int, seed: int = TUNE_SEED) -> list[dict]:
     return out
 
 
-def workloads(record, n_random: int, few: bool = True, kind: str = "all", select: str = "") -> list:
+def explicit_shapes(spec: str) -> list[dict]:
+    """`--shapes`: "bwd-4096x32000-bf16,fwd-7x65521-fp32" -> workload dicts (ids s-...)."""
+    out = []
+    for item in (t for t in spec.split(",") if t):
+        try:
+            k, size, dt = item.split("-")
+            rows, cols = (int(v) for v in size.split("x"))
+            kind = {"fwd": "forward", "bwd": "backward"}[k]
+            dtype = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}[dt]
+        except (ValueError, KeyError):
+            raise SystemExit(f"sweep2: --shapes item {item!r}: write KIND-ROWSxCOLS-DTYPE, e.g. bwd-4096x32000-bf16")
+        out.append({"id": f"s-{item}", "rows": rows, "cols": cols, "dtype": dtype, "kind": kind})
+    return out
+
+
+def workloads(record, n_random: int, few: bool = True, kind: str = "all", select: str = "",
+              seed: int = TUNE_SEED, shapes: str = "") -> list:
     from site_builder.records.schema import Workload
     from site_builder.runner.bench import family_variant
     from site_builder.runner.family import Case
 
-    mine = [w for w in record.workloads if w.sizes["cols"] > 16384]
+    mine = [w for w in record.workloads if w.sizes["cols"] > 16384] if not shapes else []
     mine.sort(key=lambda w: w.sizes["rows"] < 4096)  # the many-row ones (furthest from the floor) first
-    extra = [Workload(**w) for w in random_shapes(n_random) + (few_shapes() if few else [])]
+    extra = ([Workload(**w) for w in explicit_shapes(shapes)] if shapes else
+             [Workload(**w) for w in random_shapes(n_random, seed) + (few_shapes() if few else [])])
     fam = family_variant(record, {}, extra) if extra else record
     cases = [Case.from_record(fam, w) for w in mine + extra]
     if kind != "all":
@@ -146,6 +177,8 @@ def set_candidate(kr, base: dict, cand: dict) -> None:
     kr.LONG.clear()
     kr.LONG.update(base["LONG"])
     kr.LONG.update(cand.get("LONG", {}))
+    for es, entry in base["BWD_LOOP"].items():
+        kr.BWD_LOOP[es] = dict(cand.get("BWD_LOOP", {}).get(es, entry))
     kr.MAX_ROW = cand.get("MAX_ROW", base["MAX_ROW"])
     kr.MAX_ROW_BWD = cand.get("MAX_ROW_BWD", base["MAX_ROW_BWD"])
     kr.plan = fewsplit_plan(base["plan"]) if cand.get("FEWSPLIT") else base["plan"]
@@ -196,6 +229,9 @@ def main():
                     help="only the workloads of one kind (a call's share of the sweep)")
     ap.add_argument("--select", default="", help="only the workloads whose id matches this regex")
     ap.add_argument("--no-few", action="store_true", help="leave out the few-row whole-row shapes")
+    ap.add_argument("--seed", type=int, default=TUNE_SEED, help="the random shapes' seed")
+    ap.add_argument("--shapes", default="", help="only these shapes, e.g. bwd-4096x32000-bf16,fwd-7x65521-fp32 "
+                    "(instead of the record's and the random ones)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan (no GPU needed)")
     args = ap.parse_args()
     budget = float(os.environ.get("SWEEP_BUDGET", "240"))
@@ -209,13 +245,14 @@ def main():
     record = load_catalog(ROOT / "records").families[FAMILY]
     family = load_family(KERNELS_ROOT, FAMILY)
     kr = import_module(FAMILY, "kr_triton")  # the runner's copy: the one its implementation calls
-    base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan}
+    base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan,
+            "BWD_LOOP": {es: dict(v) for es, v in kr.BWD_LOOP.items()}}
     cands = [c for c in args.cands.split(",") if c]
     for c in cands:
         if c not in CANDS:
             raise SystemExit(f"sweep2: unknown candidate {c!r}; known: {', '.join(CANDS)}")
     peers = [p for p in args.peers.split(",") if p]
-    cases = workloads(record, args.random, not args.no_few, args.kind, args.select)
+    cases = workloads(record, args.random, not args.no_few, args.kind, args.select, args.seed, args.shapes)
     names = cands + peers
 
     if args.dry_run:
@@ -226,7 +263,7 @@ def main():
                 set_candidate(kr, base, CANDS[c])
                 limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
                 p = kr.plan(case["cols"], case["rows"], 132, limit, es, case.kind)
-                line.append(f"{c}=B{p['BLOCK']}xS{p['SPLIT']}/w{p['num_warps']}")
+                line.append(f"{c}=B{p['BLOCK']}xS{p['SPLIT']}/w{p['num_warps']}" + (f"L{p['LOOP']}" if p.get('LOOP') else ""))
             print(" ".join(line))
         set_candidate(kr, base, {})
         print(f"{len(cases)} workloads x {len(names)} implementations x {args.rounds} rounds; budget {budget:.0f} s")

@@ -169,32 +169,6 @@ def test_softmax_long_rows_bits_do_not_depend_on_row_count():
     assert torch.equal(sm.softmax_backward(yy[1:2].clone(), dy[1:2].clone()), dx[1:2])
 
 
-@pytest.mark.parametrize("loop", [1, 2], ids=["forward-order", "reverse"])
-def test_softmax_backward_row_loop_matches_float64(loop, monkeypatch):
-    """The backward's row loop (BWD_LOOP, here from 1024 columns on 256-column chunks): float64
-    agreement at ragged, prime and exact multiples of the chunk, on a strided view too, the plan
-    naming it, and a row's bits the same alone and among others (the layout follows cols only)."""
-    monkeypatch.setattr(sm, "MAX_ROW_BWD", 1024)
-    monkeypatch.setitem(sm.BWD_LOOP, 4, {"max": 8192, "BLOCK": 256, "num_warps": 2, "LOOP": loop})
-    g = torch.Generator().manual_seed(61)
-    for rows, cols in [(3, 1025), (2, 4099), (5, 2048), (1, 8191)]:
-        p = sm.plan(cols, rows, max_row=sm.MAX_ROW_BWD, elem_size=4, kind="backward")
-        assert p == {"BLOCK": 256, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": 2, "LOOP": loop}
-        y = torch.softmax(torch.randn(rows, cols, generator=g), -1)
-        dy = torch.randn(rows, cols, generator=g)
-        dx = sm.softmax_backward(y, dy)
-        yd = y.double()
-        assert _rel(dx, yd * (dy.double() - (yd * dy.double()).sum(-1, keepdim=True))) < 1e-5
-        assert torch.equal(sm.softmax_backward(y[-1:].clone(), dy[-1:].clone()), dx[-1:])
-    wide = torch.randn(3, 5000, generator=g)
-    y, dy = torch.softmax(wide[:, :4099], -1), torch.randn(3, 5000, generator=g)[:, :4099]
-    assert _rel(sm.softmax_backward(y, dy), sm.softmax_backward(y.contiguous(), dy.contiguous()).double()) == 0
-    # above its max the long-row layout again; fp16/bf16 rows keep their own entry (max 0 here)
-    assert "LOOP" not in sm.plan(8193, 4, max_row=1024, elem_size=4, kind="backward")
-    assert "LOOP" not in sm.plan(4099, 4, max_row=1024, elem_size=2, kind="backward")
-    assert "LOOP" not in sm.plan(4099, 4, max_row=1024, elem_size=4, kind="forward")
-
-
 def test_softmax_pair_slot_keeps_both_floats():
     """The forward's packed exchange word round-trips m_i (any float: -inf, negative, NaN)
     and s_i (+0, positive, NaN), and a published word is never the workspace's zero."""

@@ -8,9 +8,9 @@ products in float32; the output is rounded once to the input dtype. A row whose 
 -inf gives NaN, as torch.softmax does; -inf entries elsewhere give exact zeros.
 
 One pass over memory: every element of the inputs is read once and every element of the
-output written once (but for the backward's row loop, below). The layouts, chosen from the row
-length, element size and kind by `plan()` (never from the number of rows, so a row's bits do
-not depend on how many rows there are; no table of workloads):
+output written once. Two layouts, chosen from the row length, element size and kind by
+`plan()` (never from the number of rows, so a row's bits do not depend on how many rows
+there are; no table of workloads):
 
 * one program per row, the whole row in registers (rows up to `MAX_ROW` elements forward,
   `MAX_ROW_BWD` backward, which holds two), whatever the number of rows;
@@ -32,10 +32,6 @@ not depend on how many rows there are; no table of workloads):
   later row's part is either (order), so fewer than SPLIT <= SMs programs are resident and
   the next part of R gets a slot (every SM holds at least one program); once all of R's parts
   are resident they all publish and all get past their wait.
-* backward only, rows up to `BWD_LOOP[element size]["max"]` columns above MAX_ROW_BWD: one
-  program a row looping over BLOCK-column chunks twice, the dot product, then dx; the second
-  pass reads y and dy again, from the L2 where the first left them (what Liger's and Inductor's
-  looped reductions do).
 
 Access width: loads and stores move G elements at a time, G (`access_granularity`) the largest
 power of two up to 16 bytes that divides the row length and the row strides, the base pointers
@@ -86,11 +82,6 @@ MAX_ROW_BWD = 16384
 LONG = {("forward", 2): (8192, 8), ("forward", 4): (4096, 4),
         ("backward", 2): (4096, 4), ("backward", 4): (2048, 4)}
 SPLIT_BLOCK = 8192  # the largest long-row part at 2-byte elements (tests read it)
-# The backward's row loop (`_bwd_loop`): rows over MAX_ROW_BWD and up to "max" columns, by
-# element size, take one program a row over BLOCK-column chunks twice (LOOP 2: the second pass
-# from the row's end) instead of the long-row layout. max 0: never (not measured yet).
-BWD_LOOP = {2: {"max": 0, "BLOCK": 4096, "num_warps": 8, "LOOP": 1},
-            4: {"max": 0, "BLOCK": 2048, "num_warps": 8, "LOOP": 1}}
 ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
 
 
@@ -198,10 +189,8 @@ def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split, N,
 @triton.jit(do_not_specialize=["stride_y", "stride_dy", "stride_dx", "split"])
 def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
          BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
-         PHASE: tl.constexpr, G: tl.constexpr = 1, LOOP: tl.constexpr = 0):
-    """As `_fwd`, from y and dy. LOOP (1, or 2: the second pass from the row's end): the row
-    layout `BWD_LOOP` (split 1), one program a row over BLOCK-column chunks, twice: the dot
-    product, then dx (reading y and dy again, from the L2 where the first pass left them)."""
+         PHASE: tl.constexpr, G: tl.constexpr = 1):
+    """As `_fwd`, from y and dy."""
     pid = tl.program_id(0).to(tl.int64)
     row = pid // split
     part = pid % split
@@ -213,9 +202,6 @@ def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
         yrow = row_ptr(Yp, row * stride_y, G)
         dyrow = row_ptr(DY, row * stride_dy, G)
         dxrow = row_ptr(DX, row * stride_dx, G)
-    if LOOP:
-        _bwd_loop(yrow, dyrow, dxrow, _row_length(N, G), N, BLOCK, LOOP == 2)
-        return
     cols = part * BLOCK + tl.arange(0, BLOCK)
     m = cols < _row_length(N, G)
     y = tl.load(yrow + cols, mask=m, other=0.0).to(tl.float32)
@@ -234,32 +220,6 @@ def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
             total = tl.sum(tl.where(kmask, parts, 0.0), axis=0)
             tl.store(dxrow + cols, (y * (dy - total)).to(DX.dtype.element_ty), mask=m)
             _count_out(slots, DEP, row, split, SPLIT_P2)
-
-
-@triton.jit
-def _bwd_loop(yrow, dyrow, dxrow, n_len, N, BLOCK: tl.constexpr, REVERSE: tl.constexpr):
-    """`_bwd`'s row loop: the dot product over the row's chunks in column order (their loads
-    kept in the L2: evict_last), then dx chunk by chunk (REVERSE: from the last chunk, the one
-    the first pass read last). A row's bits follow N, BLOCK and G only."""
-    offs = tl.arange(0, BLOCK)
-    acc = tl.zeros([BLOCK], dtype=tl.float32)
-    for off in range(0, N, BLOCK):
-        cols = off + offs
-        m = cols < n_len
-        y = tl.load(yrow + cols, mask=m, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        dy = tl.load(dyrow + cols, mask=m, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        acc += y * dy
-    dot = tl.sum(acc, axis=0)
-    nch = tl.cdiv(N, BLOCK)
-    for c in range(0, nch):
-        if REVERSE:
-            cols = (nch - 1 - c) * BLOCK + offs
-        else:
-            cols = c * BLOCK + offs
-        m = cols < n_len
-        y = tl.load(yrow + cols, mask=m, other=0.0, eviction_policy="evict_first").to(tl.float32)
-        dy = tl.load(dyrow + cols, mask=m, other=0.0, eviction_policy="evict_first").to(tl.float32)
-        tl.store(dxrow + cols, (y * (dy - dot)).to(dxrow.dtype.element_ty), mask=m)
 
 
 # --------------------------------------------------------------------------------------
@@ -296,9 +256,7 @@ def plan(n: int, rows: int = 0, sms: int = 132, max_row: int | None = None, elem
     bits then followed the row count: the GPU test at fp32 32003 caught it. Cost of dropping
     it: no workload of the record has fewer than 132 rows at these lengths; NOTES.md.)
 
-    A longer backward row up to BWD_LOOP[elem_size]["max"] columns takes the row loop (one
-    program a row, two passes over its chunks; `LOOP` in the plan). A longer row otherwise
-    takes the long-row layout: parts of LONG[kind, elem_size] = (BLOCK, warps),
+    A longer row takes the long-row layout: parts of LONG[kind, elem_size] = (BLOCK, warps),
     SPLIT = ceil(n / BLOCK), and where that would exceed the SM count (rows over ~1M columns)
     the block doubles until SPLIT <= SMs: the progress condition of the exchange (the
     docstring above)."""
@@ -309,11 +267,6 @@ def plan(n: int, rows: int = 0, sms: int = 132, max_row: int | None = None, elem
     whole = {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
     if n <= max_row:
         return whole
-    if kind == "backward":
-        lp = BWD_LOOP[4 if elem_size >= 4 else 2]
-        if n <= lp["max"]:
-            return {"BLOCK": lp["BLOCK"], "SPLIT": 1, "SPLIT_P2": 1, "num_warps": lp["num_warps"],
-                    "LOOP": lp["LOOP"]}
     block, warps = LONG[(kind, 4 if elem_size >= 4 else 2)]
     block = min(block, np2)
     while -(-n // block) > max(1, sms):
@@ -373,8 +326,6 @@ def _launch(kernel, tensors, strides, out2, n, rows, cfg, per_row_slots):
     contig = all(s == n for s in strides)
     kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig,
               G=access_granularity(n, strides, tensors), num_warps=cfg["num_warps"])
-    if cfg.get("LOOP"):
-        kw["LOOP"] = cfg["LOOP"]
     if split == 1:
         slots = dep = out2  # unused
     else:

@@ -69,20 +69,9 @@ CANDS: dict[str, dict] = {
     # as Liger's single-block backward; ptxas reports a small spill stack there), against the
     # split layout from 16384 (MAX_ROW_BWD): at 4096 x 32000 bf16 Liger ran 182.9 us, ours 230.3
     "bwd-whole32k": {"MAX_ROW_BWD": 32768},
-    # 2026-12-07e: the backward's row loop (kr_triton.BWD_LOOP: one program a row, two passes, the
-    # second from the L2) at every backward row above MAX_ROW_BWD, against the split layout
-    "loop4k-w8": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 8, "LOOP": 1},
-                               4: {"max": 1 << 22, "BLOCK": 2048, "num_warps": 8, "LOOP": 1}}},
-    "loop4k-w8r": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 8, "LOOP": 2},
-                                4: {"max": 1 << 22, "BLOCK": 2048, "num_warps": 8, "LOOP": 2}}},
-    "loop8k-w8": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 8192, "num_warps": 8, "LOOP": 1},
-                               4: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 8, "LOOP": 1}}},
-    "loop4k-w4": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 4, "LOOP": 1},
-                               4: {"max": 1 << 22, "BLOCK": 2048, "num_warps": 4, "LOOP": 1}}},
-    "split": {"BWD_LOOP": {2: {"max": 0, "BLOCK": 4096, "num_warps": 8, "LOOP": 1},
-                           4: {"max": 0, "BLOCK": 2048, "num_warps": 8, "LOOP": 1}}},  # no row loop
-    "loop8k-w16": {"BWD_LOOP": {2: {"max": 1 << 22, "BLOCK": 8192, "num_warps": 16, "LOOP": 1},
-                                4: {"max": 1 << 22, "BLOCK": 4096, "num_warps": 16, "LOOP": 1}}},
+    # 2026-12-07e: the backward's row loop (one program a row, two passes, the second from the
+    # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
+    # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it
 }
 MIN_SPLIT_BLOCK = 2048  # the first version's finest few-row part
 
@@ -177,8 +166,6 @@ def set_candidate(kr, base: dict, cand: dict) -> None:
     kr.LONG.clear()
     kr.LONG.update(base["LONG"])
     kr.LONG.update(cand.get("LONG", {}))
-    for es, entry in base["BWD_LOOP"].items():
-        kr.BWD_LOOP[es] = dict(cand.get("BWD_LOOP", {}).get(es, entry))
     kr.MAX_ROW = cand.get("MAX_ROW", base["MAX_ROW"])
     kr.MAX_ROW_BWD = cand.get("MAX_ROW_BWD", base["MAX_ROW_BWD"])
     kr.plan = fewsplit_plan(base["plan"]) if cand.get("FEWSPLIT") else base["plan"]
@@ -245,8 +232,7 @@ def main():
     record = load_catalog(ROOT / "records").families[FAMILY]
     family = load_family(KERNELS_ROOT, FAMILY)
     kr = import_module(FAMILY, "kr_triton")  # the runner's copy: the one its implementation calls
-    base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan,
-            "BWD_LOOP": {es: dict(v) for es, v in kr.BWD_LOOP.items()}}
+    base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan}
     cands = [c for c in args.cands.split(",") if c]
     for c in cands:
         if c not in CANDS:
@@ -263,7 +249,7 @@ def main():
                 set_candidate(kr, base, CANDS[c])
                 limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
                 p = kr.plan(case["cols"], case["rows"], 132, limit, es, case.kind)
-                line.append(f"{c}=B{p['BLOCK']}xS{p['SPLIT']}/w{p['num_warps']}" + (f"L{p['LOOP']}" if p.get('LOOP') else ""))
+                line.append(f"{c}=B{p['BLOCK']}xS{p['SPLIT']}/w{p['num_warps']}")
             print(" ".join(line))
         set_candidate(kr, base, {})
         print(f"{len(cases)} workloads x {len(names)} implementations x {args.rounds} rounds; budget {budget:.0f} s")
@@ -363,7 +349,9 @@ def _copy_bandwidth(torch) -> float:
 
 
 def _jsonable(cand: dict) -> dict:
-    return {k: ({f"{kk[0]},{kk[1]}": vv for kk, vv in v.items()} if isinstance(v, dict) else v)
+    def key(kk):  # LONG's (kind, element size) keys, BWD_LOOP's element sizes
+        return f"{kk[0]},{kk[1]}" if isinstance(kk, tuple) else str(kk)
+    return {k: ({key(kk): vv for kk, vv in v.items()} if isinstance(v, dict) else v)
             for k, v in cand.items() if not callable(v)}
 
 

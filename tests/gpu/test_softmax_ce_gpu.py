@@ -178,30 +178,6 @@ def test_softmax_long_rows_float64_and_bits_independent_of_row_count(dtype, cols
     assert torch.equal(sm.softmax_forward(x), y) and torch.equal(sm.softmax_backward(y, dy), dx)
 
 
-@pytest.mark.parametrize("loop", [1, 2], ids=["forward-order", "reverse"])
-@pytest.mark.parametrize("dtype,cols", [(torch.bfloat16, 32000), (torch.bfloat16, 23162), (torch.float32, 40009),
-                                        (torch.float16, 65521)], ids=["bf16-32000", "bf16-23162", "fp32-40009",
-                                                                      "fp16-65521"])
-def test_softmax_backward_row_loop(dtype, cols, loop, monkeypatch):
-    """The backward's row loop (kr_triton.BWD_LOOP, forced here from MAX_ROW_BWD on 4096-column
-    chunks): float64 reference, and a row's bits the same alone, among 16 and among 700 rows."""
-    monkeypatch.setitem(sm.BWD_LOOP, 2, {"max": 1 << 20, "BLOCK": 4096, "num_warps": 8, "LOOP": loop})
-    monkeypatch.setitem(sm.BWD_LOOP, 4, {"max": 1 << 20, "BLOCK": 2048, "num_warps": 8, "LOOP": loop})
-    rows = 700
-    x, g = logits(rows, cols, dtype, cols + 3)
-    y = sm.softmax_forward(x)
-    dy = torch.randn(rows, cols, device="cuda", generator=g).to(dtype)
-    assert sm.plan(cols, rows, sm._sm_count(x.device), sm.MAX_ROW_BWD, x.element_size(), "backward")["LOOP"] == loop
-    dx = sm.softmax_backward(y, dy)
-    torch.cuda.synchronize()
-    yd = y[:8].double()
-    dref = yd * (dy[:8].double() - (yd * dy[:8].double()).sum(-1, keepdim=True))
-    assert norm_ok(dx[:8], dref, dtype, 4.0) and elem_ok(dx[:8], dref, dtype, 1e-3 / cols)
-    for lo, hi in ((0, 1), (3, 19), (rows - 1, rows)):
-        assert torch.equal(sm.softmax_backward(y[lo:hi].clone(), dy[lo:hi].clone()), dx[lo:hi])
-    assert torch.equal(sm.softmax_backward(y, dy), dx)
-
-
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32], ids=["bf16", "fp32"])
 def test_softmax_whole_rows_bits_independent_of_row_count(dtype):
     """Rows within the whole-row limit (forward 32768, backward 16384), which until 2026-12-02

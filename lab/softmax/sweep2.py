@@ -69,6 +69,10 @@ CANDS: dict[str, dict] = {
     # as Liger's single-block backward; ptxas reports a small spill stack there), against the
     # split layout from 16384 (MAX_ROW_BWD): at 4096 x 32000 bf16 Liger ran 182.9 us, ours 230.3
     "bwd-whole32k": {"MAX_ROW_BWD": 32768},
+    # 2026-12-07e: odd long rows (one element an access): more warps or shorter parts
+    "bwd2k-w4": {"LONG": {("backward", 2): (2048, 4), ("backward", 4): (1024, 4)}},
+    "bwd4k-w16": {"LONG": {("backward", 2): (4096, 16), ("backward", 4): (2048, 16)}},
+    "fwd4k-w8": {"LONG": {("forward", 2): (4096, 8), ("forward", 4): (2048, 8)}},
     # 2026-12-07e: the backward's row loop (one program a row, two passes, the second from the
     # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
     # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it

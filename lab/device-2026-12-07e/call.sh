@@ -70,5 +70,21 @@ case "$CALL" in
     runner softmax "${SM_BUDGET:-90}" --missing
     sm_sweep "${SHAPES:-$SM_HELD}" "${CANDS:-model,split}" "${SWEEP_BUDGET:-120}"
     pack ;;
-  *) echo "usage: call.sh land|q|norms|fa|report|h100|smland"; exit 2 ;;
+  ce)  # the cross-entropy comment edit (6ced499) re-hashed the family: ours --missing. On an
+    # H200 (every H200 record is protocol 4) --missing runs every implementation: a bigger
+    # budget and nothing else; on an H100 the softmax sweep of odd long rows after it
+    install_whl; gpu_env
+    if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+      runner cross-entropy "${CE_BUDGET_H200:-420}" --missing
+    else
+      runner cross-entropy "${CE_BUDGET:-150}" --missing
+      pack > /dev/null
+      SWEEP_BUDGET=${SWEEP_BUDGET:-150} timeout 220 python3 lab/softmax/sweep2.py --out "$OUT" --kind all \
+        --shapes bwd-4096x27011-bf16,bwd-4096x71107-bf16,bwd-2048x45001-bf16,bwd-1024x131071-bf16,bwd-4096x40009-fp32,bwd-16x77777-bf16,bwd-4096x71168-bf16,fwd-4096x71107-bf16,fwd-1024x131071-bf16,fwd-2048x50001-fp32 \
+        --cands model,b4k-w2,b8k-w4,bwd2k-w4,bwd4k-w16,fwd4k-w8 --peers torch-softmax,liger-softmax > "$OUT/sm-odd.txt" 2>&1
+      echo "softmax sweep exit $?"; tail -n 14 "$OUT/sm-odd.txt"
+    fi
+    tail -n 3 "$LOGS/run_cross-entropy.txt"
+    pack ;;
+  *) echo "usage: call.sh land|q|norms|fa|report|h100|smland|ce"; exit 2 ;;
 esac

@@ -622,8 +622,8 @@ def plan_forward(n: int, rows: int, sms: int = 132) -> dict:
 #: chunk held in registers (`phold`; 0: read again) while its row's (max, sum) pairs arrive: the
 #: logits read once; `pevict` 1: its loads evict_first, its gradient stored .cs. `xregs` (0:
 #: none): the exchange's parts compiled to at most that many registers a thread (ptxas'
-#: .maxnreg): at 4096-column parts on 4 warps they take 80-96 (5-6 programs an SM); at 64, 8
-#: programs fit: more of a row's parts resident at once (bf16 spills a little there, below).
+#: .maxnreg): at 4096-column parts on 4 warps they take 80-96 (5-6 programs an SM), at 64 none
+#: spill (sm_90 ptxas -v, 2026-12-06) and 8 programs fit: more of a row's parts resident at once.
 #: `xregs_from`: the cap only on rows of at least that many columns (a forced `xregs` without a
 #: forced `xregs_from` applies at every vocabulary). bf16 / fp16: 64 from 140000 columns, from the
 #: sweep of 2026-12-07 00:40 (H100, the seed-16 bf16 tune shapes, cold L2, CUDA graphs;

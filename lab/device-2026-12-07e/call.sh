@@ -51,7 +51,7 @@ case "$CALL" in
     fi_install
     BUDGET=${BUDGET:-230} N=${N:-12} REPORT_SEED=$SEED bash lab/random_shapes/device_report.sh rmsnorm layernorm ;;
   h100)  # (the H200 refused four starts, 15:00-15:30 UTC) on an H100: the GPU tests of the norms
-    # (the aligned loops' helpers, 5f0c4c5-) and of softmax + cross-entropy (the backward's row
+    # (the aligned loops' helpers, fcbac5c-) and of softmax + cross-entropy (the backward's row
     # loop), ours --missing on both norms, then the softmax backward sweep of the row loop against
     # the split layout on SHAPES (tune shapes: 12 drawn with seed 7071 and two at 27011 / 33331)
     install_whl; gpu_env

@@ -86,5 +86,18 @@ case "$CALL" in
     fi
     tail -n 3 "$LOGS/run_cross-entropy.txt"
     pack ;;
-  *) echo "usage: call.sh land|q|norms|fa|report|h100|smland|ce"; exit 2 ;;
+  last)  # the session's last 337 s: on an H200 the first protocol-5 H200 record of rmsnorm (every
+    # implementation but QuACK, whose three parts need three calls); on an H100 the softmax sweep
+    # of odd long rows (the ce case's, which no machine ran)
+    install_whl; fi_install; gpu_env
+    if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+      runner rmsnorm "${RMS_BUDGET:-170}"
+    else
+      SWEEP_BUDGET=${SWEEP_BUDGET:-150} timeout 210 python3 lab/softmax/sweep2.py --out "$OUT" --kind all \
+        --shapes bwd-4096x27011-bf16,bwd-4096x71107-bf16,bwd-2048x45001-bf16,bwd-1024x131071-bf16,bwd-4096x40009-fp32,bwd-16x77777-bf16,bwd-4096x71168-bf16,fwd-4096x71107-bf16,fwd-1024x131071-bf16,fwd-2048x50001-fp32 \
+        --cands model,b4k-w2,b8k-w4,bwd2k-w4,bwd4k-w16,fwd4k-w8 --peers torch-softmax,liger-softmax > "$OUT/sm-odd.txt" 2>&1
+      echo "softmax sweep exit $?"; tail -n 14 "$OUT/sm-odd.txt"
+    fi
+    pack ;;
+  *) echo "usage: call.sh land|q|norms|fa|report|h100|smland|ce|last"; exit 2 ;;
 esac

@@ -353,9 +353,7 @@ def _copy_bandwidth(torch) -> float:
 
 
 def _jsonable(cand: dict) -> dict:
-    def key(kk):  # LONG's (kind, element size) keys, BWD_LOOP's element sizes
-        return f"{kk[0]},{kk[1]}" if isinstance(kk, tuple) else str(kk)
-    return {k: ({key(kk): vv for kk, vv in v.items()} if isinstance(v, dict) else v)
+    return {k: ({f"{kk[0]},{kk[1]}": vv for kk, vv in v.items()} if isinstance(v, dict) else v)
             for k, v in cand.items() if not callable(v)}
 
 

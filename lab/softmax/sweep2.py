@@ -73,6 +73,10 @@ CANDS: dict[str, dict] = {
     "bwd2k-w4": {"LONG": {("backward", 2): (2048, 4), ("backward", 4): (1024, 4)}},
     "bwd4k-w16": {"LONG": {("backward", 2): (4096, 16), ("backward", 4): (2048, 16)}},
     "fwd4k-w8": {"LONG": {("forward", 2): (4096, 8), ("forward", 4): (2048, 8)}},
+    # 2026-12-07f: with lab/pending/softmax-bwd-whole-wide.patch applied, "model" keeps 2-byte
+    # backward rows of 24577-32768 columns whole at 16-byte accesses; "nowide" is the split
+    # layout there (the committed rule)
+    "nowide": {"WHOLE_BWD_WIDE": 0},
     # 2026-12-07e: the backward's row loop (one program a row, two passes, the second from the
     # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
     # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it
@@ -173,6 +177,8 @@ def set_candidate(kr, base: dict, cand: dict) -> None:
     kr.MAX_ROW = cand.get("MAX_ROW", base["MAX_ROW"])
     kr.MAX_ROW_BWD = cand.get("MAX_ROW_BWD", base["MAX_ROW_BWD"])
     kr.plan = fewsplit_plan(base["plan"]) if cand.get("FEWSPLIT") else base["plan"]
+    if "WHOLE_BWD_WIDE" in base:  # the whole-wide patch's limit (absent in the committed kernel)
+        kr.WHOLE_BWD_WIDE = cand.get("WHOLE_BWD_WIDE", base["WHOLE_BWD_WIDE"])
 
 
 def floor_us(case, bandwidth_gbps: float) -> float:
@@ -237,6 +243,8 @@ def main():
     family = load_family(KERNELS_ROOT, FAMILY)
     kr = import_module(FAMILY, "kr_triton")  # the runner's copy: the one its implementation calls
     base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan}
+    if hasattr(kr, "WHOLE_BWD_WIDE"):
+        base["WHOLE_BWD_WIDE"] = kr.WHOLE_BWD_WIDE
     cands = [c for c in args.cands.split(",") if c]
     for c in cands:
         if c not in CANDS:
@@ -252,7 +260,7 @@ def main():
             for c in cands:
                 set_candidate(kr, base, CANDS[c])
                 limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
-                p = kr.plan(case["cols"], case["rows"], 132, limit, es, case.kind)
+                p = kr.plan(case["cols"], case["rows"], 132, limit, es, case.kind, **_g_arg(kr, case))
                 line.append(f"{c}=B{p['BLOCK']}xS{p['SPLIT']}/w{p['num_warps']}")
             print(" ".join(line))
         set_candidate(kr, base, {})
@@ -333,7 +341,21 @@ def _plan_sig(kr, case) -> tuple:
     es = 4 if case.dtype == "float32" else 2
     limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
     return tuple(sorted(kr.plan(case["cols"], case["rows"], kr._sm_count(__import__("torch").device("cuda")),
-                                limit, es, case.kind).items()))
+                                limit, es, case.kind, **_g_arg(kr, case)).items()))
+
+
+def _g_arg(kr, case) -> dict:
+    """{"g": G} where the plan reads the access width (the whole-wide patch), else {}: G of a
+    contiguous row of the case's length (fresh tensors are 16-byte aligned)."""
+    import inspect
+
+    if "g" not in inspect.signature(kr.plan).parameters:
+        return {}
+    es = 4 if case.dtype == "float32" else 2
+    g = 16 // es
+    while g > 1 and case["cols"] % g:
+        g //= 2
+    return {"g": g}
 
 
 def _copy_bandwidth(torch) -> float:

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# 2026-12-07, eleventh session (18:11 UTC-). The first call names nvidia-h200 and branches on
+# the card that came:
+#   run(kind="nvidia-h200", carry=[".whl", ".cutl1"], command="bash lab/device-2026-12-07f/call.sh start", timeout_s=330)
+# H200: the tenth session's chain for the protocol-5 H200 records (lab/device-2026-12-07e/call.sh:
+#   land here, then q with .cutl2, q with .cutl3, norms, fa and report with .fislim).
+# H100: the softmax whole-wide patch (lab/pending/softmax-bwd-whole-wide.patch, applied on the
+#   machine only): the softmax GPU tests, then the sweep of the patched rule ("model") against the
+#   committed split layout ("nowide") beside torch and Liger on random 2-byte backward rows of
+#   24577-32768 columns at 16-byte multiples: TUNE (seed 2417), then HELD (seed 2418, drawn after
+#   the tune set with `8 * randint(3073, 4096)` columns, rows from {1, 16, 128, 512, 1024, 4096,
+#   8192}, bf16 or fp16).
+TUNE=bwd-128x25000-fp16,bwd-8192x27880-fp16,bwd-8192x28048-fp16,bwd-8192x31448-fp16,bwd-16x31688-bf16,bwd-128x30480-bf16,bwd-512x27384-fp16,bwd-1x27704-bf16,bwd-8192x24896-fp16,bwd-512x29056-fp16
+HELD=bwd-8192x28360-fp16,bwd-128x32392-fp16,bwd-128x30984-bf16,bwd-4096x27560-fp16,bwd-1024x27344-fp16,bwd-1024x31192-fp16,bwd-128x31560-fp16,bwd-1024x26952-bf16,bwd-1024x32568-bf16,bwd-512x28272-fp16
+here=$(dirname "$0")
+if [ "${1:-}" = start ]; then
+  if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+    exec bash "$here/../device-2026-12-07e/call.sh" land
+  fi
+  set -- wide
+fi
+. "$here/../device_lib.sh" "${1:?usage: call.sh start|wide}"
+wide_sweep() {  # NAME SHAPES BUDGET
+  SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind backward \
+    --shapes "$2" --cands model,nowide --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
+  echo "$1 exit $?"; tail -n 14 "$LOGS/$1.txt"
+}
+case "$CALL" in
+  wide)
+    git apply lab/pending/softmax-bwd-whole-wide.patch && echo "patch applied"
+    install_whl; gpu_env
+    timeout 130 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k softmax \
+      > "$LOGS/t_sm.txt" 2>&1
+    echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
+    wide_sweep tune "$TUNE" "${TUNE_S:-110}"
+    pack > /dev/null
+    wide_sweep held "$HELD" "${HELD_S:-110}"
+    pack ;;
+  *) echo "usage: call.sh start|wide"; exit 2 ;;
+esac

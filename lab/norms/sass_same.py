@@ -10,35 +10,19 @@ one's: 2026-12-07e found the loop's SASS changed when a branch's `acc +=` moved 
 and identical once the helper returned x (and the deviation) and the add stayed after the branch.
 """
 import importlib
-import os
-import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import triton
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
 
 ROOT = Path(__file__).resolve().parents[2]
-TARGET = GPUTarget("cuda", 90, 32)
+sys.path.insert(0, str(ROOT / "lab"))
+from sm90 import compile_sm90, sass_lines  # noqa: E402
 
 
 def sass(fn, sig, cexpr, warps):
-    names = fn.arg_names
-    full = {n: ("constexpr" if n in cexpr else sig[n]) for n in names}
-    attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(names)
-             if n not in cexpr and full[n].startswith("*")}
-    src = ASTSource(fn=fn, signature=full, constexprs={(names.index(k),): v for k, v in cexpr.items()},
-                    attrs=attrs)
-    k = triton.compile(src, target=TARGET, options={"num_warps": warps, "num_stages": 3})
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(k.asm["cubin"])
-    tool = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump")
-    out = subprocess.run([tool, "-sass", f.name], capture_output=True, text=True, check=True).stdout
-    os.unlink(f.name)
-    return [re.sub(r"/\*[0-9a-f]{4}\*/", "", line).strip() for line in out.splitlines() if "/*" in line and ";" in line]
+    return sass_lines(compile_sm90(fn, sig, cexpr, warps))
 
 
 def main(ref="HEAD"):

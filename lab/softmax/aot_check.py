@@ -9,28 +9,22 @@ with the triton wheel). What costs no device time: run it before a device call.
 """
 import re
 import sys
+from pathlib import Path
+
 import triton
-from triton.compiler import ASTSource
-from triton.backends.compiler import GPUTarget
 from site_builder.runner.families import import_module
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from sm90 import compile_sm90, cuobjdump  # noqa: E402
 
 sm = import_module("softmax", "kr_triton")
 ce = import_module("cross-entropy", "kr_triton")
-target = GPUTarget("cuda", 90, 32)
+
+
 def comp(fn, sig, cexpr, warps, label, maxnreg=0):
-    names = fn.arg_names
-    full = {}
-    for n in names:
-        full[n] = "constexpr" if n in cexpr else sig[n]
-    attrs = {(i,): [["tt.divisibility", 16]] for i, n in enumerate(names) if n not in cexpr and (full[n].startswith("*") or n in ("N",))}
-    src = ASTSource(fn=fn, signature=full, constexprs={(names.index(k),): v for k, v in cexpr.items()}, attrs=attrs)
     try:
-        k = triton.compile(src, target=target, options={"num_warps": warps, "num_stages": 3,
-                                                        **({"maxnreg": maxnreg} if maxnreg else {})})
-        md = k.metadata
-        import subprocess, tempfile, os
-        f = tempfile.NamedTemporaryFile(suffix=".cubin", delete=False); f.write(k.asm["cubin"]); f.close()
-        out = subprocess.run([os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump"), "-res-usage", f.name], capture_output=True, text=True).stdout
+        k = compile_sm90(fn, sig, cexpr, warps, divisible=("N",), maxnreg=maxnreg)
+        out = cuobjdump(k, "-res-usage")
         m = re.search(r"REG:(\d+).*?STACK:(\d+).*?SHARED:(\d+).*?LOCAL:(\d+)", out)
         print(f"{label}: {m.group(0) if m else out[-300:]}")
         if m:  # the residency model: programs per SM (64 warps, 65536 registers, 32 blocks)
@@ -42,6 +36,8 @@ def comp(fn, sig, cexpr, warps, label, maxnreg=0):
               "eviction hints:", sorted(set(re.findall(r"(?:ld|st)\.global[.a-zA-Z0-9:_]*?(?:cache_hint|evict_[a-z]+|\.cs)(?:\.L2::cache_hint)?", ptx))))
     except Exception as e:
         print(label, "FAILED", type(e).__name__, str(e)[:1500])
+
+
 # the layouts plan() picks: whole rows up to MAX_ROW (forward) / MAX_ROW_BWD (backward, CE
 # fwd+bwd: they hold more per element), split rows in 8192 or (few rows) 2048-column parts
 FWD = [(32768, 1, 32), (8192, 16, 16), (2048, 128, 4), (1024, 1, 2)]

@@ -12,6 +12,14 @@
 #   8192}, bf16 or fp16).
 TUNE=bwd-128x25000-fp16,bwd-8192x27880-fp16,bwd-8192x28048-fp16,bwd-8192x31448-fp16,bwd-16x31688-bf16,bwd-128x30480-bf16,bwd-512x27384-fp16,bwd-1x27704-bf16,bwd-8192x24896-fp16,bwd-512x29056-fp16
 HELD=bwd-8192x28360-fp16,bwd-128x32392-fp16,bwd-128x30984-bf16,bwd-4096x27560-fp16,bwd-1024x27344-fp16,bwd-1024x31192-fp16,bwd-128x31560-fp16,bwd-1024x26952-bf16,bwd-1024x32568-bf16,bwd-512x28272-fp16
+# odd: rows off 16-byte multiples (one element an access; lab/sm90.py: the committed long-row parts
+#   take 130-198 registers a thread there): candidates g1-w16 / g1-mid / bwd4k-w16 against the
+#   committed parts ("model") beside torch and Liger, forward and backward, on ODD_TUNE (seed
+#   3301 and the three worst shapes of 2026-12-07e), then ODD_HELD (seed 3302): columns
+#   randint(16385 or 32769, 200000) off multiples of 16 bytes, rows from {1, 16, 512, 2048,
+#   4096, 8192} (halved to 1 GiB), bf16 / fp16 / fp32.
+ODD_TUNE=bwd-4096x27011-bf16,bwd-4096x71107-bf16,fwd-4096x71107-bf16,fwd-16x89761-bf16,bwd-2048x129206-bf16,bwd-2048x32882-fp32,bwd-1024x188034-fp32,bwd-1x58895-fp16,bwd-4096x74979-fp16,bwd-2048x126233-bf16,fwd-16x97419-bf16,bwd-4096x36783-fp32,bwd-1x147045-bf16
+ODD_HELD=fwd-1x58469-fp32,fwd-16x106226-bf16,fwd-1x158476-bf16,fwd-4096x113819-bf16,bwd-2048x145811-bf16,bwd-512x29190-bf16,bwd-4096x63482-fp16,bwd-512x119636-bf16,fwd-2048x114130-fp32,fwd-512x181259-bf16
 here=$(dirname "$0")
 if [ "${1:-}" = start ]; then
   if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
@@ -19,10 +27,10 @@ if [ "${1:-}" = start ]; then
   fi
   set -- wide
 fi
-. "$here/../device_lib.sh" "${1:?usage: call.sh start|wide}"
-wide_sweep() {  # NAME SHAPES BUDGET
-  SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind backward \
-    --shapes "$2" --cands model,nowide --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
+. "$here/../device_lib.sh" "${1:?usage: call.sh start|wide|odd}"
+wide_sweep() {  # NAME SHAPES BUDGET [CANDS]
+  SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind all \
+    --shapes "$2" --cands "${4:-model,nowide}" --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
   echo "$1 exit $?"; tail -n 14 "$LOGS/$1.txt"
 }
 case "$CALL" in
@@ -36,5 +44,11 @@ case "$CALL" in
     pack > /dev/null
     wide_sweep held "$HELD" "${HELD_S:-110}"
     pack ;;
-  *) echo "usage: call.sh start|wide"; exit 2 ;;
+  odd)  # (warm after wide, or alone) the odd-row candidates, tune then held out
+    install_whl; gpu_env
+    wide_sweep odd-tune "$ODD_TUNE" "${TUNE_S:-170}" model,g1-w16,g1-mid,bwd4k-w16
+    pack > /dev/null
+    wide_sweep odd-held "$ODD_HELD" "${HELD_S:-130}" model,g1-w16,g1-mid,bwd4k-w16
+    pack ;;
+  *) echo "usage: call.sh start|wide|odd"; exit 2 ;;
 esac

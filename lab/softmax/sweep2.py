@@ -77,6 +77,13 @@ CANDS: dict[str, dict] = {
     # backward rows of 24577-32768 columns whole at 16-byte accesses; "nowide" is the split
     # layout there (the committed rule)
     "nowide": {"WHOLE_BWD_WIDE": 0},
+    # 2026-12-07f: rows off 16-byte multiples (G below one vector) load an element an access,
+    # and the committed parts then take 130-198 registers a thread (bf16 backward 4096 on 4
+    # warps: 198, two programs an SM; lab/sm90.py): more warps a part, or shorter parts
+    "g1-w16": {"LONG": {("forward", 2): (8192, 16), ("forward", 4): (4096, 8),
+                        ("backward", 2): (4096, 16), ("backward", 4): (2048, 16)}},
+    "g1-mid": {"LONG": {("forward", 2): (4096, 8), ("forward", 4): (4096, 8),
+                        ("backward", 2): (2048, 4), ("backward", 4): (1024, 4)}},
     # 2026-12-07e: the backward's row loop (one program a row, two passes, the second from the
     # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
     # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it

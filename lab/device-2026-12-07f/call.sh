@@ -2,7 +2,10 @@
 # 2026-12-07, eleventh session (18:11 UTC-). The first call names nvidia-h200 and branches on
 # the card that came:
 #   run(kind="nvidia-h200", carry=[".whl", ".cutl1"], command="bash lab/device-2026-12-07f/call.sh start", timeout_s=330)
-# H200: the tenth session's chain for the protocol-5 H200 records (lab/device-2026-12-07e/call.sh:
+# H200 (18:11-19:01 UTC: eight refusals, 841 s of the budget gone, so no room for QuACK's three
+#   parts): h200a (carry .whl) the norms GPU tests and rmsnorm's runner, every implementation
+#   but QuACK and FlashInfer; h200b (carry .fislim) FlashInfer, layernorm's runner, rmsnorm
+#   --missing (FlashInfer's rows). With a full budget: the tenth session's chain for the protocol-5 H200 records (lab/device-2026-12-07e/call.sh:
 #   land here, then q with .cutl2, q with .cutl3, norms, fa and report with .fislim).
 # H100: the softmax whole-wide patch (lab/pending/softmax-bwd-whole-wide.patch, applied on the
 #   machine only): the softmax GPU tests, then the sweep of the patched rule ("model") against the
@@ -23,11 +26,12 @@ ODD_HELD=fwd-1x58469-fp32,fwd-16x106226-bf16,fwd-1x158476-bf16,fwd-4096x113819-b
 here=$(dirname "$0")
 if [ "${1:-}" = start ]; then
   if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-    exec bash "$here/../device-2026-12-07e/call.sh" land
+    set -- h200a
+  else
+    set -- wide
   fi
-  set -- wide
 fi
-. "$here/../device_lib.sh" "${1:?usage: call.sh start|wide|odd}"
+. "$here/../device_lib.sh" "${1:?usage: call.sh start|wide|odd|h200a|h200b}"
 wide_sweep() {  # NAME SHAPES BUDGET [CANDS]
   SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind all \
     --shapes "$2" --cands "${4:-model,nowide}" --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
@@ -44,11 +48,21 @@ case "$CALL" in
     pack > /dev/null
     wide_sweep held "$HELD" "${HELD_S:-110}"
     pack ;;
+  h200a)
+    install_whl; gpu_env
+    norms_tests "${TESTS_S:-140}" 8117
+    runner rmsnorm "${RMS_BUDGET:-220}"
+    pack ;;
+  h200b)
+    fi_install; gpu_env
+    runner layernorm "${LN_BUDGET:-200}"
+    runner rmsnorm "${RMS_BUDGET:-80}" --missing
+    pack ;;
   odd)  # (warm after wide, or alone) the odd-row candidates, tune then held out
     install_whl; gpu_env
     wide_sweep odd-tune "$ODD_TUNE" "${TUNE_S:-170}" model,g1-w16,g1-mid,bwd4k-w16
     pack > /dev/null
     wide_sweep odd-held "$ODD_HELD" "${HELD_S:-130}" model,g1-w16,g1-mid,bwd4k-w16
     pack ;;
-  *) echo "usage: call.sh start|wide|odd"; exit 2 ;;
+  *) echo "usage: call.sh start|wide|odd|h200a|h200b"; exit 2 ;;
 esac

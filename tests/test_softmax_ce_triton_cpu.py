@@ -104,6 +104,43 @@ def test_softmax_long_row_layout_follows_cols_only(kind, max_row, elem):
         assert sm.plan(n, 4096, 132, None, elem, kind)["SPLIT"] == 1
 
 
+def test_softmax_narrow_rows_take_short_parts():
+    """2-byte rows that move one element an access (g = 1) take LONG_NARROW's parts, forward and
+    backward, the same for every row count; g 2 / 4 / 8, fp32 and an unknown g keep LONG's."""
+    for kind, limit in (("forward", sm.MAX_ROW), ("backward", sm.MAX_ROW_BWD)):
+        block, warps = sm.LONG_NARROW[(kind, 2)]
+        for n in (limit + 1, 71107, 113819, 262143):
+            cfgs = [sm.plan(n, rows, 132, None, 2, kind, 1) for rows in (1, 16, 4096)]
+            assert all(c == cfgs[0] for c in cfgs)
+            assert (cfgs[0]["BLOCK"], cfgs[0]["num_warps"]) == (block, warps), (kind, n)
+            assert (cfgs[0]["SPLIT"] - 1) * block < n <= cfgs[0]["SPLIT"] * block
+            for g in (None, 2, 4, 8):
+                assert (sm.plan(n, 16, 132, None, 2, kind, g)["BLOCK"],
+                        sm.plan(n, 16, 132, None, 2, kind, g)["num_warps"]) == sm.LONG[(kind, 2)]
+            assert sm.plan(n, 16, 132, None, 4, kind, 1) == sm.plan(n, 16, 132, None, 4, kind)
+        assert sm.plan(limit, 16, 132, None, 2, kind, 1)["SPLIT"] == 1  # whole rows: unchanged
+
+
+def test_softmax_narrow_long_row_float64_and_row_bits():
+    """An odd fp16 row over both whole-row limits (G = 1, LONG_NARROW's parts) under the
+    interpreter: forward and backward against float64, and a row's bits alone as in the batch."""
+    n = 32771
+    assert sm.access_granularity(n, (n,), (torch.empty(1, n, dtype=torch.float16),)) == 1
+    assert sm.plan(n, 3, 132, None, 2, "forward", 1)["BLOCK"] == sm.LONG_NARROW[("forward", 2)][0]
+    g = torch.Generator().manual_seed(11)
+    x = (torch.randn(3, n, generator=g) * 3).to(torch.float16)
+    y = sm.softmax_forward(x)
+    ref = torch.softmax(x.double(), -1)
+    assert ((y.double() - ref).norm() / ref.norm()).item() < 2e-3
+    assert torch.equal(sm.softmax_forward(x[1:2].clone()), y[1:2])
+    dy = torch.randn(3, n, generator=g).to(torch.float16)
+    dx = sm.softmax_backward(y, dy)
+    yd, dyd = y.double(), dy.double()
+    dref = yd * (dyd - (yd * dyd).sum(-1, keepdim=True))
+    assert ((dx.double() - dref).norm() / dref.norm()).item() < 2e-3
+    assert torch.equal(sm.softmax_backward(y[2:].clone(), dy[2:].clone()), dx[2:])
+
+
 PLAN_COLS = (1, 2, 100, 1021, 2048, 4097, 8192, 9000, 16383, 16384, 16385, 32000, 32003, 32768,
              32769, 65521, 128256, 131071, 151936, 262144, 1 << 20, 3_000_001)
 

@@ -81,6 +81,14 @@ MAX_ROW_BWD = 16384
 # backward workloads.
 LONG = {("forward", 2): (8192, 8), ("forward", 4): (4096, 4),
         ("backward", 2): (4096, 4), ("backward", 4): (2048, 4)}
+# Rows of 2-byte elements that move one element an access (G = 1: an odd length, or an odd
+# stride) take shorter parts: the parts above then hold 32 elements a thread in scalar
+# registers (sm_90, triton 3.9: 130 registers a thread at the bf16 forward, 198 at the
+# backward; two programs an SM), these 16 (91 and 104). H100, 2026-12-07f
+# (lab/device-2026-12-07f/README.md, cold L2, tune seed 3301, held out seed 3302): faster at
+# every 2-byte G = 1 shape of both sets, 0.70x the LONG parts at 4096 x 113819 forward and
+# 0.89x at 2048 x 145811 backward (held out); slower at G = 2 and G = 4 and at fp32.
+LONG_NARROW = {("forward", 2): (4096, 8), ("backward", 2): (2048, 4)}
 SPLIT_BLOCK = 8192  # the largest long-row part at 2-byte elements (tests read it)
 ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
 
@@ -244,7 +252,7 @@ def _warps(block: int) -> int:
 
 
 def plan(n: int, rows: int = 0, sms: int = 132, max_row: int | None = None, elem_size: int = 2,
-         kind: str = "forward") -> dict:
+         kind: str = "forward", g: int | None = None) -> dict:
     """Launch configuration from the row length: BLOCK columns per program, SPLIT programs per
     row. A function of (n, element size, kind, SM count) only; `rows` is accepted and ignored,
     so a row's bits never depend on how many rows there are (the reduction order is fixed by
@@ -257,9 +265,10 @@ def plan(n: int, rows: int = 0, sms: int = 132, max_row: int | None = None, elem
     it: no workload of the record has fewer than 132 rows at these lengths; NOTES.md.)
 
     A longer row takes the long-row layout: parts of LONG[kind, elem_size] = (BLOCK, warps),
-    SPLIT = ceil(n / BLOCK), and where that would exceed the SM count (rows over ~1M columns)
-    the block doubles until SPLIT <= SMs: the progress condition of the exchange (the
-    docstring above)."""
+    SPLIT = ceil(n / BLOCK), or of LONG_NARROW[kind, 2] where 2-byte rows move one element an
+    access (g, the access granularity of `access_granularity`, 1; None: not known, full width),
+    and where that would exceed the SM count (rows over ~1M columns) the block doubles until
+    SPLIT <= SMs: the progress condition of the exchange (the docstring above)."""
     del rows  # deliberately unused (above)
     if max_row is None:
         max_row = MAX_ROW if kind == "forward" else MAX_ROW_BWD
@@ -267,7 +276,8 @@ def plan(n: int, rows: int = 0, sms: int = 132, max_row: int | None = None, elem
     whole = {"BLOCK": np2, "SPLIT": 1, "SPLIT_P2": 1, "num_warps": _warps(np2)}
     if n <= max_row:
         return whole
-    block, warps = LONG[(kind, 4 if elem_size >= 4 else 2)]
+    key = (kind, 4 if elem_size >= 4 else 2)
+    block, warps = LONG_NARROW[key] if g == 1 and key in LONG_NARROW else LONG[key]
     block = min(block, np2)
     while -(-n // block) > max(1, sms):
         block *= 2
@@ -320,12 +330,11 @@ def _check(name: str, t) -> None:
         raise ValueError(f"{name} must have a non-empty last dimension, got shape {tuple(t.shape)}")
 
 
-def _launch(kernel, tensors, strides, out2, n, rows, cfg, per_row_slots):
+def _launch(kernel, tensors, strides, out2, n, rows, cfg, g, per_row_slots):
     device = out2.device
     split = cfg["SPLIT"]
     contig = all(s == n for s in strides)
-    kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig,
-              G=access_granularity(n, strides, tensors), num_warps=cfg["num_warps"])
+    kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig, G=g, num_warps=cfg["num_warps"])
     if split == 1:
         slots = dep = out2  # unused
     else:
@@ -351,9 +360,11 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
         x2 = x2.contiguous()
     y2 = y.view(-1, n)
     rows = x2.shape[0]
-    cfg = plan(n, rows, _sm_count(x.device), MAX_ROW, x.element_size(), "forward")
+    strides = (x2.stride(0), y2.stride(0))
+    g = access_granularity(n, strides, (x2, y2))
+    cfg = plan(n, rows, _sm_count(x.device), MAX_ROW, x.element_size(), "forward", g)
     with torch.cuda.device(x.device) if x.device.type == "cuda" else _nullctx():
-        _launch(_fwd, (x2, y2), (x2.stride(0), y2.stride(0)), y2, n, rows, cfg, 1)
+        _launch(_fwd, (x2, y2), strides, y2, n, rows, cfg, g, 1)
     return y
 
 
@@ -376,9 +387,11 @@ def softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
         dy2 = dy2.contiguous()
     dx2 = dx.view(-1, n)
     rows = dy2.shape[0]
-    cfg = plan(n, rows, _sm_count(dy.device), MAX_ROW_BWD, dy.element_size(), "backward")
+    strides = (y2.stride(0), dy2.stride(0), dx2.stride(0))
+    g = access_granularity(n, strides, (y2, dy2, dx2))
+    cfg = plan(n, rows, _sm_count(dy.device), MAX_ROW_BWD, dy.element_size(), "backward", g)
     with torch.cuda.device(dy.device) if dy.device.type == "cuda" else _nullctx():
-        _launch(_bwd, (y2, dy2, dx2), (y2.stride(0), dy2.stride(0), dx2.stride(0)), dx2, n, rows, cfg, 1)
+        _launch(_bwd, (y2, dy2, dx2), strides, dx2, n, rows, cfg, g, 1)
     return dx
 
 

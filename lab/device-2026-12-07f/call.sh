@@ -31,7 +31,7 @@ if [ "${1:-}" = start ]; then
     set -- wide
   fi
 fi
-. "$here/../device_lib.sh" "${1:?usage: call.sh start|wide|odd|h200a|h200b}"
+. "$here/../device_lib.sh" "${1:?usage: call.sh start|wide|odd|narrow|h200a|h200b}"
 wide_sweep() {  # NAME SHAPES BUDGET [CANDS]
   SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind all \
     --shapes "$2" --cands "${4:-model,nowide}" --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
@@ -47,6 +47,16 @@ case "$CALL" in
     wide_sweep tune "$TUNE" "${TUNE_S:-110}"
     pack > /dev/null
     wide_sweep held "$HELD" "${HELD_S:-110}"
+    pack ;;
+  narrow)  # LONG_NARROW landed (2-byte G = 1 rows: shorter parts): the softmax GPU tests, ours
+    # --missing on softmax (the family re-hashed), the held-out odd shapes again beside the peers
+    install_whl; gpu_env
+    timeout "${TESTS_S:-120}" python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k softmax \
+      > "$LOGS/t_sm.txt" 2>&1
+    echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
+    runner softmax "${SM_BUDGET:-90}" --missing
+    tail -n 4 "$LOGS/run_softmax.txt"
+    wide_sweep odd-held2 "$ODD_HELD" "${HELD_S:-50}" model
     pack ;;
   h200a)
     install_whl; gpu_env
@@ -64,5 +74,5 @@ case "$CALL" in
     pack > /dev/null
     wide_sweep odd-held "$ODD_HELD" "${HELD_S:-130}" model,g1-w16,g1-mid,bwd4k-w16
     pack ;;
-  *) echo "usage: call.sh start|wide|odd|h200a|h200b"; exit 2 ;;
+  *) echo "usage: call.sh start|wide|odd|narrow|h200a|h200b"; exit 2 ;;
 esac

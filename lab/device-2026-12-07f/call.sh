@@ -54,7 +54,7 @@ case "$CALL" in
     timeout "${TESTS_S:-120}" python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k softmax \
       > "$LOGS/t_sm.txt" 2>&1
     echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
-    runner softmax "${SM_BUDGET:-90}" --missing
+    runner softmax "${SM_BUDGET:-90}" --missing --implementation "${SM_IMPL:-kr-triton-softmax}"
     tail -n 4 "$LOGS/run_softmax.txt"
     wide_sweep odd-held2 "$ODD_HELD" "${HELD_S:-50}" model
     pack ;;

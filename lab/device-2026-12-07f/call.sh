@@ -31,7 +31,7 @@ if [ "${1:-}" = start ]; then
     set -- wide
   fi
 fi
-. "$here/../device_lib.sh" "${1:?usage: call.sh start|wide|odd|narrow|h200a|h200b}"
+. "$here/../device_lib.sh" "${1:?usage: call.sh start|wide|odd|narrow|aligned|h200a|h200b}"
 wide_sweep() {  # NAME SHAPES BUDGET [CANDS]
   SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind all \
     --shapes "$2" --cands "${4:-model,nowide}" --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
@@ -58,6 +58,18 @@ case "$CALL" in
     tail -n 4 "$LOGS/run_softmax.txt"
     wide_sweep odd-held2 "$ODD_HELD" "${HELD_S:-50}" model
     pack ;;
+  aligned)  # (next session) lab/pending/softmax-aligned-forward.patch applied on the machine:
+    # the softmax GPU tests, then the aligned forward ("model", LONG's parts; "al-4k" on 4096)
+    # against the committed forward ("plainfwd") on the odd forward shapes, tune then held out
+    git apply lab/pending/softmax-aligned-forward.patch && echo "patch applied"
+    install_whl; gpu_env
+    timeout "${TESTS_S:-130}" python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k softmax \
+      > "$LOGS/t_sm.txt" 2>&1
+    echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
+    wide_sweep al-tune "fwd-4096x71107-bf16,fwd-16x89761-bf16,fwd-16x97419-bf16,fwd-4096x27011-bf16,fwd-1x40001-fp16,fwd-8192x4097-bf16,fwd-512x23163-fp16" "${TUNE_S:-100}" model,plainfwd,al-4k
+    pack > /dev/null
+    wide_sweep al-held "fwd-4096x113819-bf16,fwd-512x181259-bf16,fwd-1x158477-bf16,fwd-2048x30001-fp16,fwd-64x131071-bf16" "${HELD_S:-80}" model,plainfwd,al-4k
+    pack ;;
   h200a)
     install_whl; gpu_env
     norms_tests "${TESTS_S:-140}" 8117
@@ -74,5 +86,5 @@ case "$CALL" in
     pack > /dev/null
     wide_sweep odd-held "$ODD_HELD" "${HELD_S:-130}" model,g1-w16,g1-mid,bwd4k-w16
     pack ;;
-  *) echo "usage: call.sh start|wide|odd|narrow|h200a|h200b"; exit 2 ;;
+  *) echo "usage: call.sh start|wide|odd|narrow|aligned|h200a|h200b"; exit 2 ;;
 esac

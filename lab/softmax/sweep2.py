@@ -80,6 +80,12 @@ CANDS: dict[str, dict] = {
     # 2026-12-07f: rows off 16-byte multiples (G below one vector) load an element an access,
     # and the committed parts then take 130-198 registers a thread (bf16 backward 4096 on 4
     # warps: 198, two programs an SM; lab/sm90.py): more warps a part, or shorter parts
+    # 2026-12-07f: with lab/pending/softmax-aligned-forward.patch applied, "model" runs 2-byte
+    # G = 1 forward rows from their first 16-byte boundary in whole vectors (LONG's parts, the
+    # sum in fixed point); "plainfwd" is the committed one-element-an-access forward
+    # (LONG_NARROW's parts); "al-4k" the aligned forward on 4096-column parts
+    "plainfwd": {"ALIGNED_FWD": False},
+    "al-4k": {"LONG": {("forward", 2): (4096, 8)}},
     "g1-w16": {"LONG": {("forward", 2): (8192, 16), ("forward", 4): (4096, 8),
                         ("backward", 2): (4096, 16), ("backward", 4): (2048, 16)}},
     "g1-mid": {"LONG": {("forward", 2): (4096, 8), ("forward", 4): (4096, 8),
@@ -88,6 +94,9 @@ CANDS: dict[str, dict] = {
     # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
     # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it
 }
+# module switches a candidate may set (each only where the kernel version has it): the rejected
+# whole-wide patch's WHOLE_BWD_WIDE; lab/pending/softmax-aligned-forward.patch's ALIGNED_FWD
+KNOBS = ("WHOLE_BWD_WIDE", "ALIGNED_FWD")
 MIN_SPLIT_BLOCK = 2048  # the first version's finest few-row part
 
 # few-row shapes within the whole-row limit: where "fewsplit" differs from the model
@@ -184,8 +193,9 @@ def set_candidate(kr, base: dict, cand: dict) -> None:
     kr.MAX_ROW = cand.get("MAX_ROW", base["MAX_ROW"])
     kr.MAX_ROW_BWD = cand.get("MAX_ROW_BWD", base["MAX_ROW_BWD"])
     kr.plan = fewsplit_plan(base["plan"]) if cand.get("FEWSPLIT") else base["plan"]
-    if "WHOLE_BWD_WIDE" in base:  # the whole-wide patch's limit (absent in the committed kernel)
-        kr.WHOLE_BWD_WIDE = cand.get("WHOLE_BWD_WIDE", base["WHOLE_BWD_WIDE"])
+    for knob in KNOBS:  # the kernel's switches that this version has
+        if knob in base:
+            setattr(kr, knob, cand.get(knob, base[knob]))
 
 
 def floor_us(case, bandwidth_gbps: float) -> float:
@@ -250,8 +260,7 @@ def main():
     family = load_family(KERNELS_ROOT, FAMILY)
     kr = import_module(FAMILY, "kr_triton")  # the runner's copy: the one its implementation calls
     base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan}
-    if hasattr(kr, "WHOLE_BWD_WIDE"):
-        base["WHOLE_BWD_WIDE"] = kr.WHOLE_BWD_WIDE
+    base.update({knob: getattr(kr, knob) for knob in KNOBS if hasattr(kr, knob)})
     cands = [c for c in args.cands.split(",") if c]
     for c in cands:
         if c not in CANDS:
@@ -347,8 +356,9 @@ def main():
 def _plan_sig(kr, case) -> tuple:
     es = 4 if case.dtype == "float32" else 2
     limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
-    return tuple(sorted(kr.plan(case["cols"], case["rows"], kr._sm_count(__import__("torch").device("cuda")),
-                                limit, es, case.kind, **_g_arg(kr, case)).items()))
+    knobs = tuple((k, getattr(kr, k)) for k in KNOBS if hasattr(kr, k))
+    return knobs + tuple(sorted(kr.plan(case["cols"], case["rows"], kr._sm_count(__import__("torch").device("cuda")),
+                                        limit, es, case.kind, **_g_arg(kr, case)).items()))
 
 
 def _g_arg(kr, case) -> dict:
@@ -362,6 +372,8 @@ def _g_arg(kr, case) -> dict:
     g = 16 // es
     while g > 1 and case["cols"] % g:
         g //= 2
+    if g == 1 and es == 2 and case.kind == "forward" and getattr(kr, "ALIGNED_FWD", False):
+        g = 16 // es  # the aligned forward plans as for whole vectors
     return {"g": g}
 
 

@@ -59,16 +59,16 @@ case "$CALL" in
     wide_sweep odd-held2 "$ODD_HELD" "${HELD_S:-50}" model
     pack ;;
   aligned)  # (next session) lab/pending/softmax-aligned-forward.patch applied on the machine:
-    # the softmax GPU tests, then the aligned forward ("model", LONG's parts; "al-4k" on 4096)
+    # the softmax GPU tests, then the aligned forward ("model", LONG_NARROW's parts; "al-8k" on 8192)
     # against the committed forward ("plainfwd") on the odd forward shapes, tune then held out
     git apply lab/pending/softmax-aligned-forward.patch && echo "patch applied"
     install_whl; gpu_env
     timeout "${TESTS_S:-130}" python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k softmax \
       > "$LOGS/t_sm.txt" 2>&1
     echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
-    wide_sweep al-tune "fwd-4096x71107-bf16,fwd-16x89761-bf16,fwd-16x97419-bf16,fwd-4096x27011-bf16,fwd-1x40001-fp16,fwd-8192x4097-bf16,fwd-512x23163-fp16" "${TUNE_S:-100}" model,plainfwd,al-4k
+    wide_sweep al-tune "fwd-4096x71107-bf16,fwd-16x89761-bf16,fwd-16x97419-bf16,fwd-4096x27011-bf16,fwd-1x40001-fp16,fwd-8192x4097-bf16,fwd-512x23163-fp16" "${TUNE_S:-100}" model,plainfwd,al-8k
     pack > /dev/null
-    wide_sweep al-held "fwd-4096x113819-bf16,fwd-512x181259-bf16,fwd-1x158477-bf16,fwd-2048x30001-fp16,fwd-64x131071-bf16" "${HELD_S:-80}" model,plainfwd,al-4k
+    wide_sweep al-held "fwd-4096x113819-bf16,fwd-512x181259-bf16,fwd-1x158477-bf16,fwd-2048x30001-fp16,fwd-64x131071-bf16" "${HELD_S:-80}" model,plainfwd,al-8k
     pack ;;
   h200a)
     install_whl; gpu_env

@@ -83,9 +83,9 @@ CANDS: dict[str, dict] = {
     # 2026-12-07f: with lab/pending/softmax-aligned-forward.patch applied, "model" runs 2-byte
     # G = 1 forward rows from their first 16-byte boundary in whole vectors (LONG's parts, the
     # sum in fixed point); "plainfwd" is the committed one-element-an-access forward
-    # (LONG_NARROW's parts); "al-4k" the aligned forward on 4096-column parts
+    # (LONG_NARROW's parts, as the aligned one); "al-8k" the aligned forward on LONG's 8192
     "plainfwd": {"ALIGNED_FWD": False},
-    "al-4k": {"LONG": {("forward", 2): (4096, 8)}},
+    "al-8k": {"LONG_NARROW": {("forward", 2): (8192, 8)}},
     "g1-w16": {"LONG": {("forward", 2): (8192, 16), ("forward", 4): (4096, 8),
                         ("backward", 2): (4096, 16), ("backward", 4): (2048, 16)}},
     "g1-mid": {"LONG": {("forward", 2): (4096, 8), ("forward", 4): (4096, 8),
@@ -187,9 +187,11 @@ def workloads(record, n_random: int, few: bool = True, kind: str = "all", select
 
 
 def set_candidate(kr, base: dict, cand: dict) -> None:
-    kr.LONG.clear()
-    kr.LONG.update(base["LONG"])
-    kr.LONG.update(cand.get("LONG", {}))
+    for table in ("LONG", "LONG_NARROW"):  # part tables: the base's, then the candidate's entries
+        if table in base:
+            getattr(kr, table).clear()
+            getattr(kr, table).update(base[table])
+            getattr(kr, table).update(cand.get(table, {}))
     kr.MAX_ROW = cand.get("MAX_ROW", base["MAX_ROW"])
     kr.MAX_ROW_BWD = cand.get("MAX_ROW_BWD", base["MAX_ROW_BWD"])
     kr.plan = fewsplit_plan(base["plan"]) if cand.get("FEWSPLIT") else base["plan"]
@@ -261,6 +263,8 @@ def main():
     kr = import_module(FAMILY, "kr_triton")  # the runner's copy: the one its implementation calls
     base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan}
     base.update({knob: getattr(kr, knob) for knob in KNOBS if hasattr(kr, knob)})
+    if hasattr(kr, "LONG_NARROW"):
+        base["LONG_NARROW"] = dict(kr.LONG_NARROW)
     cands = [c for c in args.cands.split(",") if c]
     for c in cands:
         if c not in CANDS:
@@ -372,8 +376,6 @@ def _g_arg(kr, case) -> dict:
     g = 16 // es
     while g > 1 and case["cols"] % g:
         g //= 2
-    if g == 1 and es == 2 and case.kind == "forward" and getattr(kr, "ALIGNED_FWD", False):
-        g = 16 // es  # the aligned forward plans as for whole vectors
     return {"g": g}
 
 

@@ -115,8 +115,8 @@ def test_softmax_narrow_rows_take_short_parts():
             assert (cfgs[0]["BLOCK"], cfgs[0]["num_warps"]) == (block, warps), (kind, n)
             assert (cfgs[0]["SPLIT"] - 1) * block < n <= cfgs[0]["SPLIT"] * block
             for g in (None, 2, 4, 8):
-                assert (sm.plan(n, 16, 132, None, 2, kind, g)["BLOCK"],
-                        sm.plan(n, 16, 132, None, 2, kind, g)["num_warps"]) == sm.LONG[(kind, 2)]
+                p = sm.plan(n, 16, 132, None, 2, kind, g)
+                assert (p["BLOCK"], p["num_warps"]) == sm.LONG[(kind, 2)], (kind, n, g)
             assert sm.plan(n, 16, 132, None, 4, kind, 1) == sm.plan(n, 16, 132, None, 4, kind)
         assert sm.plan(limit, 16, 132, None, 2, kind, 1)["SPLIT"] == 1  # whole rows: unchanged
 

@@ -12,7 +12,8 @@
 #   committed split layout ("nowide") beside torch and Liger on random 2-byte backward rows of
 #   24577-32768 columns at 16-byte multiples: TUNE (seed 2417), then HELD (seed 2418, drawn after
 #   the tune set with `8 * randint(3073, 4096)` columns, rows from {1, 16, 128, 512, 1024, 4096,
-#   8192}, bf16 or fp16).
+#   8192}, bf16 or fp16). The patch was rejected and deleted, and sweep2's "nowide" went with it
+#   (both in git at 27240a6~1): `start` now sends an H100 to `aligned`, the next patch's call.
 TUNE=bwd-128x25000-fp16,bwd-8192x27880-fp16,bwd-8192x28048-fp16,bwd-8192x31448-fp16,bwd-16x31688-bf16,bwd-128x30480-bf16,bwd-512x27384-fp16,bwd-1x27704-bf16,bwd-8192x24896-fp16,bwd-512x29056-fp16
 HELD=bwd-8192x28360-fp16,bwd-128x32392-fp16,bwd-128x30984-bf16,bwd-4096x27560-fp16,bwd-1024x27344-fp16,bwd-1024x31192-fp16,bwd-128x31560-fp16,bwd-1024x26952-bf16,bwd-1024x32568-bf16,bwd-512x28272-fp16
 # odd: rows off 16-byte multiples (one element an access; lab/sm90.py: the committed long-row parts
@@ -28,7 +29,7 @@ if [ "${1:-}" = start ]; then
   if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
     set -- h200a
   else
-    set -- wide
+    set -- aligned
   fi
 fi
 . "$here/../device_lib.sh" "${1:?usage: call.sh start|wide|odd|narrow|aligned|h200a|h200b}"

@@ -11,7 +11,6 @@ import re
 import sys
 from pathlib import Path
 
-import triton
 from site_builder.runner.families import import_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -73,30 +73,29 @@ CANDS: dict[str, dict] = {
     "bwd2k-w4": {"LONG": {("backward", 2): (2048, 4), ("backward", 4): (1024, 4)}},
     "bwd4k-w16": {"LONG": {("backward", 2): (4096, 16), ("backward", 4): (2048, 16)}},
     "fwd4k-w8": {"LONG": {("forward", 2): (4096, 8), ("forward", 4): (2048, 8)}},
-    # 2026-12-07f: with lab/pending/softmax-bwd-whole-wide.patch applied, "model" keeps 2-byte
-    # backward rows of 24577-32768 columns whole at 16-byte accesses; "nowide" is the split
-    # layout there (the committed rule)
-    "nowide": {"WHOLE_BWD_WIDE": 0},
     # 2026-12-07f: rows off 16-byte multiples (G below one vector) load an element an access,
-    # and the committed parts then take 130-198 registers a thread (bf16 backward 4096 on 4
-    # warps: 198, two programs an SM; lab/sm90.py): more warps a part, or shorter parts
-    # 2026-12-07f: with lab/pending/softmax-aligned-forward.patch applied, "model" runs 2-byte
-    # G = 1 forward rows from their first 16-byte boundary in whole vectors (LONG's parts, the
-    # sum in fixed point); "plainfwd" is the committed one-element-an-access forward
-    # (LONG_NARROW's parts, as the aligned one); "al-8k" the aligned forward on LONG's 8192
-    "plainfwd": {"ALIGNED_FWD": False},
-    "al-8k": {"LONG_NARROW": {("forward", 2): (8192, 8)}},
+    # and the LONG parts then take 130-198 registers a thread (bf16 backward 4096 on 4 warps:
+    # 198, two programs an SM; lab/sm90.py): more warps a part, or shorter parts. g1-mid's
+    # 2-byte parts landed as kr_triton.LONG_NARROW (G = 1 only)
     "g1-w16": {"LONG": {("forward", 2): (8192, 16), ("forward", 4): (4096, 8),
                         ("backward", 2): (4096, 16), ("backward", 4): (2048, 16)}},
     "g1-mid": {"LONG": {("forward", 2): (4096, 8), ("forward", 4): (4096, 8),
                         ("backward", 2): (2048, 4), ("backward", 4): (1024, 4)}},
+    # 2026-12-07f: with lab/pending/softmax-aligned-forward.patch applied, "model" runs 2-byte
+    # G = 1 forward rows from their first 16-byte boundary in whole vectors (LONG_NARROW's
+    # parts, the sum in fixed point); "plainfwd" is the committed one-element-an-access forward
+    # on the same parts; "al-8k" the aligned forward on LONG's 8192. (The whole-wide backward
+    # patch of the same session was rejected; its "nowide" candidate went with it.)
+    "plainfwd": {"ALIGNED_FWD": False},
+    "al-8k": {"LONG_NARROW": {("forward", 2): (8192, 8)}},
     # 2026-12-07e: the backward's row loop (one program a row, two passes, the second from the
     # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
     # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it
 }
-# module switches a candidate may set (each only where the kernel version has it): the rejected
-# whole-wide patch's WHOLE_BWD_WIDE; lab/pending/softmax-aligned-forward.patch's ALIGNED_FWD
-KNOBS = ("WHOLE_BWD_WIDE", "ALIGNED_FWD")
+# the part tables a candidate may amend, and the module switches it may set (each only where the
+# kernel version has it: ALIGNED_FWD comes with lab/pending/softmax-aligned-forward.patch)
+TABLES = ("LONG", "LONG_NARROW")
+KNOBS = ("ALIGNED_FWD",)
 MIN_SPLIT_BLOCK = 2048  # the first version's finest few-row part
 
 # few-row shapes within the whole-row limit: where "fewsplit" differs from the model
@@ -187,7 +186,7 @@ def workloads(record, n_random: int, few: bool = True, kind: str = "all", select
 
 
 def set_candidate(kr, base: dict, cand: dict) -> None:
-    for table in ("LONG", "LONG_NARROW"):  # part tables: the base's, then the candidate's entries
+    for table in TABLES:  # the base's entries, then the candidate's
         if table in base:
             getattr(kr, table).clear()
             getattr(kr, table).update(base[table])
@@ -261,10 +260,9 @@ def main():
     record = load_catalog(ROOT / "records").families[FAMILY]
     family = load_family(KERNELS_ROOT, FAMILY)
     kr = import_module(FAMILY, "kr_triton")  # the runner's copy: the one its implementation calls
-    base = {"LONG": dict(kr.LONG), "MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan}
+    base = {"MAX_ROW": kr.MAX_ROW, "MAX_ROW_BWD": kr.MAX_ROW_BWD, "plan": kr.plan}
+    base.update({table: dict(getattr(kr, table)) for table in TABLES if hasattr(kr, table)})
     base.update({knob: getattr(kr, knob) for knob in KNOBS if hasattr(kr, knob)})
-    if hasattr(kr, "LONG_NARROW"):
-        base["LONG_NARROW"] = dict(kr.LONG_NARROW)
     cands = [c for c in args.cands.split(",") if c]
     for c in cands:
         if c not in CANDS:
@@ -366,17 +364,12 @@ def _plan_sig(kr, case) -> tuple:
 
 
 def _g_arg(kr, case) -> dict:
-    """{"g": G} where the plan reads the access width (the whole-wide patch), else {}: G of a
-    contiguous row of the case's length (fresh tensors are 16-byte aligned)."""
-    import inspect
+    """{"g": G} for the plan: the kernel's `access_granularity` of a contiguous row of the case's
+    length (an empty tensor stands for the dtype; fresh tensors are 16-byte aligned)."""
+    import torch
 
-    if "g" not in inspect.signature(kr.plan).parameters:
-        return {}
-    es = 4 if case.dtype == "float32" else 2
-    g = 16 // es
-    while g > 1 and case["cols"] % g:
-        g //= 2
-    return {"g": g}
+    n = case["cols"]
+    return {"g": kr.access_granularity(n, (n,), (torch.empty(0, dtype=getattr(torch, case.dtype)),))}
 
 
 def _copy_bandwidth(torch) -> float:

@@ -141,6 +141,49 @@ def test_softmax_narrow_long_row_float64_and_row_bits():
     assert torch.equal(sm.softmax_backward(y[2:].clone(), dy[2:].clone()), dx[2:])
 
 
+@pytest.mark.parametrize("n", [1001, 40001])  # a whole row and a split one (over MAX_ROW)
+def test_softmax_aligned_forward_bits_follow_the_values_only(n):
+    """2-byte rows at G = 1 take `_fwd_aligned` (whole vectors from each row's first 16-byte
+    boundary, the sum in fixed point): float64 agreement, -inf entries exact zeros, an all -inf
+    row NaN, and one row's bits the same in the batch, alone, in a view whose base is off 16
+    bytes, in a strided view and as the plain one-element-an-access forward's values."""
+    g = torch.Generator().manual_seed(n)
+    x = (torch.randn(6, n, generator=g) * 4).to(torch.float16)
+    x[1, ::7] = -math.inf
+    x[2] = -math.inf
+    x[4, n // 2] = math.nan  # a NaN or a +inf: the whole row NaN, as torch.softmax
+    x[5, n - 1] = math.inf
+    y = sm.softmax_forward(x)
+    assert torch.isnan(y[4]).all() and torch.isnan(y[5]).all()
+    assert torch.isnan(torch.softmax(x[4:6].float(), -1)).all()
+    ref = torch.softmax(x[[0, 1, 3]].double(), -1)
+    got = y[[0, 1, 3]].double()
+    assert ((got - ref).norm() / ref.norm()).item() < 2e-3
+    assert (y[1, ::7] == 0).all() and torch.isnan(y[2]).all()
+    def bits(t):  # NaN rows compare too
+        return t.contiguous().view(torch.int16)
+
+    for r in range(6):
+        assert torch.equal(bits(sm.softmax_forward(x[r:r + 1].clone())), bits(y[r:r + 1])), r
+    assert torch.equal(bits(sm.softmax_forward(x[1:])), bits(y[1:]))  # base 2n bytes on: Y's rows start elsewhere
+    wide = torch.zeros(6, n + 3, dtype=torch.float16)
+    wide[:, 1:n + 1] = x
+    assert torch.equal(bits(sm.softmax_forward(wide[:, 1:n + 1])), bits(y))  # stride n + 3
+    sm.ALIGNED_FWD = False
+    try:
+        plain = sm.softmax_forward(x)
+    finally:
+        sm.ALIGNED_FWD = True
+    assert torch.allclose(plain[[0, 1, 3]].float(), y[[0, 1, 3]].float(), rtol=2e-3, atol=1e-6)
+
+
+def test_fixed_scale_keeps_the_flag_bit_free():
+    """n terms of at most scale + 1/2 stay below bit 62 (the exchange's flag)."""
+    for n in (1, 2, 3, 1000, 32769, 1 << 18, (1 << 18) + 1, 3_000_001):
+        s = sm._fixed_scale(n)
+        assert n * (s + 0.5) < 2 ** 62 and s >= 2 ** 61 / (2 * n), n
+
+
 PLAN_COLS = (1, 2, 100, 1021, 2048, 4097, 8192, 9000, 16383, 16384, 16385, 32000, 32003, 32768,
              32769, 65521, 128256, 131071, 151936, 262144, 1 << 20, 3_000_001)
 

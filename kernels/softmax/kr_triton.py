@@ -4,7 +4,8 @@
     backward: dx = y * (dy - sum(y * dy))   (from the forward's output y and the gradient dy)
 
 Numerics: the input is read in its dtype and widened to float32; max, exponentials, sums and
-products in float32; the output is rounded once to the input dtype. A row whose entries are all
+products in float32 (the odd 2-byte forward's sum in 64-bit fixed point, below); the output is
+rounded once to the input dtype. A row whose entries are all
 -inf gives NaN, as torch.softmax does; -inf entries elsewhere give exact zeros.
 
 One pass over memory: every element of the inputs is read once and every element of the
@@ -43,6 +44,13 @@ H200, 2026-12-04: lab/softmax/NOTES.md); with G = 2 it takes 4-byte accesses, 32
 16-byte ones, an odd length stays at one element. G depends on the row length, strides and
 pointers, never on the number of rows: the access width sets Triton's layout, hence the order
 of a row's reductions.
+
+Odd 2-byte rows forward (G = 1, `_fwd_aligned`): each row is read from its first 16-byte
+boundary in whole vectors, the few columns before and after in small masked accesses. That
+layout follows the row's start modulo 16 bytes, so its bits must not follow the layout: the
+max is exact in any order, and the sum of exp(x - max) is taken in 64-bit fixed point
+(`_fixed_scale`), exact in any order. A row then has the same bits whatever its start, stride,
+layout or row count; a split row exchanges twice (the max, then the sum).
 
 Under TRITON_INTERPRET=1 (CPU tests) programs run one after the other, so a program cannot
 wait for a later one: the split layout then runs as two launches of the same kernel (PHASE 1
@@ -89,6 +97,11 @@ LONG = {("forward", 2): (8192, 8), ("forward", 4): (4096, 4),
 # every 2-byte G = 1 shape of both sets, 0.70x the LONG parts at 4096 x 113819 forward and
 # 0.89x at 2048 x 145811 backward (held out); slower at G = 2 and G = 4 and at fp32.
 LONG_NARROW = {("forward", 2): (4096, 8), ("backward", 2): (2048, 4)}
+# 2-byte forward rows at G = 1 run `_fwd_aligned` (16-byte accesses from each row's first
+# boundary, the sum in fixed point) on LONG_NARROW's parts: its int64 terms take registers (sm_90,
+# triton 3.6: 48 a thread at 4096 on 8 warps, 120 at LONG's 8192 on 8); False: `_fwd` (one
+# element an access), for side-by-sides.
+ALIGNED_FWD = True
 SPLIT_BLOCK = 8192  # the largest long-row part at 2-byte elements (tests read it)
 ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
 
@@ -194,6 +207,106 @@ def _fwd(X, Y, SLOTS, DEP, stride_x, stride_y, split, N,
             _count_out(slots, DEP, row, split, SPLIT_P2)
 
 
+@triton.jit
+def _publish_int(slots, idx, v):
+    """A non-negative int64 below 2**62 with bit 62 as the flag, in one atomic exchange."""
+    tl.atomic_xchg(slots + idx, v | 0x4000000000000000, sem="relaxed")
+
+
+@triton.jit
+def _gather_int(slots, k, kmask, WAIT: tl.constexpr):
+    """The SPLIT_P2 values `_publish_int` published for a row (masked lanes: 0), waiting for all."""
+    got = tl.load(slots + k, mask=kmask, other=0x4000000000000000, volatile=True)
+    if WAIT:
+        while tl.min(((got >> 62) & 1).to(tl.int32), axis=0) == 0:
+            got = tl.load(slots + k, mask=kmask, other=0x4000000000000000, volatile=True)
+    return got & 0x3FFFFFFFFFFFFFFF
+
+
+@triton.jit
+def _fixed(e, SCALE: tl.constexpr):
+    """e in [0, 1] as a fixed-point int64, e * SCALE rounded to nearest (SCALE a power of two);
+    NaN as 0 (the row's max is then NaN or +inf: every output NaN through the 0 sum)."""
+    return (tl.where(e == e, e, 0.0) * SCALE + 0.5).to(tl.int64)
+
+
+@triton.jit(do_not_specialize=["stride_x", "stride_y", "split"])
+def _fwd_aligned(X, Y, SLOTS, DEP, stride_x, stride_y, split, N,
+                 BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
+                 PHASE: tl.constexpr, VEC: tl.constexpr, XMIS: tl.constexpr, YSAME: tl.constexpr,
+                 SCALE: tl.constexpr):
+    """The forward of rows that no access width divides (2-byte rows at G = 1), in 16-byte
+    accesses. A row's head (the columns before its first 16-byte boundary) and tail (the
+    columns after its last whole vector), fewer than VEC each, go to part 0 in two small masked
+    loads; the body between them splits into parts of BLOCK columns that load whole vectors.
+    The layout so follows the row's start modulo 16 bytes, yet the row's bits do not: its max
+    is exact in any order, and its sum of exp(x - max) is taken in fixed point (`_fixed`, an
+    int64 per element, exact in any order), so every layout, row count and start gives the
+    same bits. Two exchanges when the row splits (the max, then the sum: first SPLIT_P2 slots,
+    second SPLIT_P2 slots). XMIS: X's base address in elements modulo VEC. YSAME: Y's rows start where X's do modulo 16 bytes (stores in
+    whole vectors too; else element by element). PHASE 0: the whole job; 1, 2, 3: the
+    interpreter's thirds (publish the max; gather it, publish the sum; gather it, write)."""
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid // split
+    part = pid % split
+    if CONTIG:
+        xoff = row * N
+        yoff = row * N
+    else:
+        xoff = row * stride_x
+        yoff = row * stride_y
+    head = ((VEC - (xoff + XMIS) % VEC) % VEC).to(tl.int32)
+    head = tl.minimum(head, N)
+    nbv = tl.multiple_of(((N - head) // VEC) * VEC, VEC)  # the body's whole vectors
+    xb = tl.multiple_of(X + xoff + head, 16)
+    if YSAME:
+        yb = tl.multiple_of(Y + yoff + head, 16)
+    else:
+        yb = Y + yoff + head
+    cols = part * BLOCK + tl.arange(0, BLOCK)
+    m = cols < nbv
+    x = tl.load(xb + cols, mask=m, other=-float("inf")).to(tl.float32)
+    v = tl.arange(0, VEC)
+    edge = v < tl.where(part == 0, head, 0)  # part 0's head: columns [0, head)
+    tcol = head + nbv + v  # and its tail: columns [head + nbv, N)
+    tedge = tcol < tl.where(part == 0, N, 0)
+    xh = tl.load(X + xoff + v, mask=edge, other=-float("inf")).to(tl.float32)
+    xt = tl.load(X + xoff + tcol, mask=tedge, other=-float("inf")).to(tl.float32)
+    mx = tl.maximum(tl.max(x, axis=0), tl.maximum(tl.max(xh, axis=0), tl.max(xt, axis=0)))
+    nan = tl.sum((x != x).to(tl.int32), axis=0) + tl.sum((xh != xh).to(tl.int32), axis=0) \
+        + tl.sum((xt != xt).to(tl.int32), axis=0)
+    mx = tl.where(nan > 0, float("nan"), mx)  # a NaN makes the row NaN, as in torch.softmax
+    k = tl.arange(0, SPLIT_P2)
+    kmask = k < split
+    slots = SLOTS + row * (2 * SPLIT_P2)
+    if SPLIT_P2 > 1:
+        if PHASE <= 1:
+            _publish(slots, part, mx)
+        if PHASE != 1:
+            pm = _gather(slots, k, kmask, PHASE == 0)
+            mx = tl.max(tl.where(kmask, pm, -float("inf")), axis=0)
+            mx = tl.where(tl.sum(((pm != pm) & kmask).to(tl.int32), axis=0) > 0, float("nan"), mx)
+    if PHASE != 1:
+        ms = tl.where(mx == -float("inf"), 0.0, mx)  # an all -inf row: exp gives 0, y = 0/0 = NaN
+        e = tl.exp(x - ms)
+        eh = tl.exp(xh - ms)
+        et = tl.exp(xt - ms)
+        q = tl.sum(_fixed(e, SCALE), axis=0) + tl.sum(_fixed(eh, SCALE), axis=0) \
+            + tl.sum(_fixed(et, SCALE), axis=0)
+        if SPLIT_P2 > 1:
+            if PHASE != 3:
+                _publish_int(slots + SPLIT_P2, part, q)
+            if PHASE != 2:
+                q = tl.sum(tl.where(kmask, _gather_int(slots + SPLIT_P2, k, kmask, PHASE == 0), 0), axis=0)
+        if PHASE != 2:
+            inv = SCALE / q.to(tl.float32)
+            tl.store(yb + cols, (e * inv).to(Y.dtype.element_ty), mask=m)
+            tl.store(Y + yoff + v, (eh * inv).to(Y.dtype.element_ty), mask=edge)
+            tl.store(Y + yoff + tcol, (et * inv).to(Y.dtype.element_ty), mask=tedge)
+            if SPLIT_P2 > 1:
+                _count_out(slots, DEP, row, split, 2 * SPLIT_P2)
+
+
 @triton.jit(do_not_specialize=["stride_y", "stride_dy", "stride_dx", "split"])
 def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
          BLOCK: tl.constexpr, SPLIT_P2: tl.constexpr, CONTIG: tl.constexpr,
@@ -237,6 +350,15 @@ def _bwd(Yp, DY, DX, SLOTS, DEP, stride_y, stride_dy, stride_dx, split, N,
 _SMS: dict = {}
 
 
+def _fixed_scale(n: int) -> float:
+    """`_fwd_aligned`'s fixed-point scale for rows of n columns: the largest power of two with
+    n * scale at most 2**61 (a row's sum, at most n terms of at most scale + 1/2, stays below
+    the flag bit 62). Each term is rounded by at most 1/2, so the sum by n / (2 * scale) against
+    a sum of at least 1 (the max's own term): at n = 2**18 a relative 2**-26, under float32's
+    2**-24."""
+    return float(2 ** (61 - max(1, n - 1).bit_length()))
+
+
 def _sm_count(device: torch.device) -> int:
     if device.type != "cuda":
         return 132  # the interpreter: plan as for an H200, so CPU tests see the GPU's layouts
@@ -254,9 +376,9 @@ def _warps(block: int) -> int:
 def plan(n: int, rows: int = 0, sms: int = 132, max_row: int | None = None, elem_size: int = 2,
          kind: str = "forward", g: int | None = None) -> dict:
     """Launch configuration from the row length: BLOCK columns per program, SPLIT programs per
-    row. A function of (n, element size, kind, SM count) only; `rows` is accepted and ignored,
-    so a row's bits never depend on how many rows there are (the reduction order is fixed by
-    the layout, and the layout does not look at the row count).
+    row. A function of (n, element size, kind, SM count, access width g) only; `rows` is
+    accepted and ignored, so a row's bits never depend on how many rows there are (the
+    reduction order is fixed by the layout, and the layout does not look at the row count).
 
     Rows up to max_row (default: MAX_ROW forward, MAX_ROW_BWD backward) stay whole in one
     program (BLOCK = next power of two, warps from ELEMS_PER_THREAD), whatever the row count.
@@ -330,11 +452,13 @@ def _check(name: str, t) -> None:
         raise ValueError(f"{name} must have a non-empty last dimension, got shape {tuple(t.shape)}")
 
 
-def _launch(kernel, tensors, strides, out2, n, rows, cfg, g, per_row_slots):
+def _launch(kernel, tensors, strides, out2, n, rows, cfg, per_row_slots, phases=2, **consts):
+    """kernel over rows * SPLIT programs; under the interpreter a split row runs as `phases`
+    launches (PHASE 1, 2, ...), the same arithmetic without the waits."""
     device = out2.device
     split = cfg["SPLIT"]
     contig = all(s == n for s in strides)
-    kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig, G=g, num_warps=cfg["num_warps"])
+    kw = dict(BLOCK=cfg["BLOCK"], SPLIT_P2=cfg["SPLIT_P2"], CONTIG=contig, num_warps=cfg["num_warps"], **consts)
     if split == 1:
         slots = dep = out2  # unused
     else:
@@ -342,8 +466,8 @@ def _launch(kernel, tensors, strides, out2, n, rows, cfg, g, per_row_slots):
     args = (*tensors, slots, dep, *strides, split, n)
     grid = (rows * split,)
     if split > 1 and _INTERPRET:
-        kernel[grid](*args, PHASE=1, **kw)
-        kernel[grid](*args, PHASE=2, **kw)
+        for phase in range(1, phases + 1):
+            kernel[grid](*args, PHASE=phase, **kw)
     else:
         kernel[grid](*args, PHASE=0, **kw)
 
@@ -361,10 +485,17 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
     y2 = y.view(-1, n)
     rows = x2.shape[0]
     strides = (x2.stride(0), y2.stride(0))
+    es = x.element_size()
     g = access_granularity(n, strides, (x2, y2))
-    cfg = plan(n, rows, _sm_count(x.device), MAX_ROW, x.element_size(), "forward", g)
+    aligned = g == 1 and es == 2 and ALIGNED_FWD  # `_fwd_aligned`: whole vectors
+    cfg = plan(n, rows, _sm_count(x.device), MAX_ROW, es, "forward", g)
     with torch.cuda.device(x.device) if x.device.type == "cuda" else _nullctx():
-        _launch(_fwd, (x2, y2), strides, y2, n, rows, cfg, g, 1)
+        if aligned:
+            ysame = (x2.data_ptr() - y2.data_ptr()) % 16 == 0 and (strides[0] - strides[1]) * es % 16 == 0
+            _launch(_fwd_aligned, (x2, y2), strides, y2, n, rows, cfg, 2, phases=3, VEC=16 // es,
+                    XMIS=x2.data_ptr() // es % (16 // es), YSAME=ysame, SCALE=_fixed_scale(n))
+        else:
+            _launch(_fwd, (x2, y2), strides, y2, n, rows, cfg, 1, G=g)
     return y
 
 
@@ -391,7 +522,7 @@ def softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
     g = access_granularity(n, strides, (y2, dy2, dx2))
     cfg = plan(n, rows, _sm_count(dy.device), MAX_ROW_BWD, dy.element_size(), "backward", g)
     with torch.cuda.device(dy.device) if dy.device.type == "cuda" else _nullctx():
-        _launch(_bwd, (y2, dy2, dx2), strides, dx2, n, rows, cfg, g, 1)
+        _launch(_bwd, (y2, dy2, dx2), strides, dx2, n, rows, cfg, 1, G=g)
     return dx
 
 

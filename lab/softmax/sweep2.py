@@ -88,14 +88,19 @@ CANDS: dict[str, dict] = {
     # patch of the same session was rejected; its "nowide" candidate went with it.)
     "plainfwd": {"ALIGNED_FWD": False},
     "al-8k": {"LONG_NARROW": {("forward", 2): (8192, 8)}},
+    # 2026-12-07g: whole rows (up to MAX_ROW / MAX_ROW_BWD) take warps from ELEMS_PER_THREAD
+    # (16: 32768 columns on 32 warps); at odd lengths the forward trailed Liger 1.15-1.30x on the
+    # H100 (4096 x 27011, 8192 x 4097): more elements a thread (fewer warps), or fewer
+    "ept32": {"ELEMS_PER_THREAD": 32},
+    "ept8": {"ELEMS_PER_THREAD": 8},
     # 2026-12-07e: the backward's row loop (one program a row, two passes, the second from the
     # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
     # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it
 }
 # the part tables a candidate may amend, and the module switches it may set (each only where the
-# kernel version has it: ALIGNED_FWD comes with lab/pending/softmax-aligned-forward.patch)
+# kernel version has it)
 TABLES = ("LONG", "LONG_NARROW")
-KNOBS = ("ALIGNED_FWD",)
+KNOBS = ("ALIGNED_FWD", "ELEMS_PER_THREAD")
 MIN_SPLIT_BLOCK = 2048  # the first version's finest few-row part
 
 # few-row shapes within the whole-row limit: where "fewsplit" differs from the model

@@ -397,3 +397,25 @@ def test_cross_entropy_fwd_bwd_paths(name, dtype, rows, vocab, monkeypatch):
     t[:] = -100
     l3, dx3 = ce.cross_entropy_fwd_bwd(x, t)
     assert math.isnan(l3.item()) and not dx3.any()
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("cols", [4097, 23163, 71107, 131071])
+def test_softmax_odd_rows_aligned_forward_bits_in_views(dtype, cols):
+    """2-byte rows of odd length run `_fwd_aligned` (whole vectors from each row's first 16-byte
+    boundary, the sum in fixed point): float64 agreement, and a row's bits the same in the batch,
+    alone, in a view whose base is off 16 bytes (Y's rows then start elsewhere: element stores),
+    in a strided view, and in a batch of 3000 rows."""
+    x, _ = logits(3000, cols, dtype, cols + 11)
+    x[2, ::13] = -math.inf
+    y = sm.softmax_forward(x)
+    torch.cuda.synchronize()
+    ref = torch.softmax(x[:8].double(), -1)
+    assert norm_ok(y[:8], ref, dtype) and elem_ok(y[:8], ref, dtype, 1e-4 / cols)
+    assert (y[2, ::13] == 0).all()
+    for lo, hi in ((0, 1), (1, 2), (3, 20), (2999, 3000)):
+        assert torch.equal(sm.softmax_forward(x[lo:hi].clone()), y[lo:hi]), (lo, hi)
+    assert torch.equal(sm.softmax_forward(x[1:40]), y[1:40])
+    wide = torch.zeros(40, cols + 5, device="cuda", dtype=dtype)
+    wide[:, 3:cols + 3] = x[:40]
+    assert torch.equal(sm.softmax_forward(wide[:, 3:cols + 3]), y[:40])

@@ -141,6 +141,35 @@ def test_softmax_narrow_long_row_float64_and_row_bits():
     assert torch.equal(sm.softmax_backward(y[2:].clone(), dy[2:].clone()), dx[2:])
 
 
+def test_softmax_one_element_rows_split_past_the_g1_limit(monkeypatch):
+    """Rows read one element an access (G = 1) by `_fwd` / `_bwd` stay whole up to MAX_ROW_G1
+    and split past it (the whole-row layouts spill there): an odd fp32 row of 9001 columns splits
+    forward and backward (the aligned 2-byte forward keeps MAX_ROW), matches float64, and a row's
+    bits are the same alone as in the batch; at G = 4 the same length stays whole."""
+    seen = []
+    orig = sm.plan
+    monkeypatch.setattr(sm, "plan", lambda *a, **k: seen.append(orig(*a, **k)) or seen[-1])
+    n = 9001
+    assert sm.MAX_ROW_G1 < n <= sm.MAX_ROW_BWD
+    g = torch.Generator().manual_seed(12)
+    x = torch.randn(3, n, generator=g) * 4
+    y = sm.softmax_forward(x)
+    dy = torch.randn(3, n, generator=g)
+    dx = sm.softmax_backward(y, dy)
+    assert [c["SPLIT"] > 1 for c in seen] == [True, True]
+    ref = torch.softmax(x.double(), -1)
+    assert ((y.double() - ref).norm() / ref.norm()).item() < 1e-6
+    yd, dyd = y.double(), dy.double()
+    dref = yd * (dyd - (yd * dyd).sum(-1, keepdim=True))
+    assert ((dx.double() - dref).norm() / dref.norm()).item() < 1e-6
+    assert torch.equal(sm.softmax_forward(x[1:2].clone()), y[1:2])
+    assert torch.equal(sm.softmax_backward(y[2:].clone(), dy[2:].clone()), dx[2:])
+    seen.clear()
+    sm.softmax_forward(torch.randn(2, 9004, generator=g))  # 16-byte rows: G = 4, whole
+    sm.softmax_forward(torch.randn(2, 9001, generator=g).half())  # the aligned forward: whole
+    assert [c["SPLIT"] for c in seen] == [1, 1]
+
+
 @pytest.mark.parametrize("n", [1001, 40001])  # a whole row and a split one (over MAX_ROW)
 def test_softmax_aligned_forward_bits_follow_the_values_only(n):
     """2-byte rows at G = 1 take `_fwd_aligned` (whole vectors from each row's first 16-byte

@@ -21,7 +21,14 @@ fi
 #   run(carry=[".whl"], command="bash lab/device-2026-12-07g/call.sh land", timeout_s=420)
 WR_TUNE=fwd-4096x27011-bf16,fwd-8192x4097-bf16,fwd-512x23163-fp16,bwd-4096x2382-bf16,bwd-16x4791-bf16,bwd-512x2082-fp16,fwd-16x11973-fp16,bwd-16x7710-fp32,bwd-8192x6234-fp32,fwd-8192x6166-fp32,fwd-8192x13189-bf16
 WR_HELD=fwd-4096x21933-bf16,bwd-16x13585-fp32,bwd-4096x11654-fp32,bwd-8192x1457-fp16,bwd-8192x6422-fp16,bwd-512x10711-bf16,bwd-16x13933-fp16,bwd-16x16231-fp16
-. "$here/../device_lib.sh" "${1:?usage: call.sh start|land}"
+# g1: whole rows at G = 1 split past MAX_ROW_G1 = 8192 (the whole-row layouts spill above it):
+#   the softmax GPU tests, then the cap ("model") against no cap ("g1whole", the code before) and
+#   a 4096 cap beside torch and Liger, tune (seed 4403 and two 2-byte rows) then held out (seed
+#   4404); then ours --missing on softmax (re-hashed)
+#   run(carry=[".whl"], command="bash lab/device-2026-12-07g/call.sh g1", timeout_s=520)
+G1_TUNE=bwd-512x10711-bf16,bwd-4096x13001-bf16,bwd-8192x15005-fp32,fwd-16x17109-fp32,bwd-512x9275-fp32,fwd-4096x8397-fp32,fwd-8192x14339-fp32,fwd-16x27469-fp32,bwd-4096x12759-fp32,bwd-16x11633-fp32
+G1_HELD=bwd-1x14509-fp16,bwd-16x14757-fp32,bwd-8192x15161-fp16,bwd-8192x12353-fp16,bwd-1x8815-bf16,bwd-8192x9299-fp16,fwd-1x29299-fp32,bwd-1x16327-bf16
+. "$here/../device_lib.sh" "${1:?usage: call.sh start|land|g1}"
 sweep() {  # NAME SHAPES BUDGET CANDS
   SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind all \
     --shapes "$2" --cands "$4" --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
@@ -36,5 +43,16 @@ case "$CALL" in
     runner softmax "${SM_BUDGET:-90}" --missing --implementation kr-triton-softmax
     tail -n 4 "$LOGS/run_softmax.txt"
     pack ;;
-  *) echo "usage: call.sh start|land"; exit 2 ;;
+  g1)
+    install_whl; gpu_env
+    timeout "${TESTS_S:-120}" python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k softmax \
+      > "$LOGS/t_sm.txt" 2>&1
+    echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
+    sweep g1-tune "$G1_TUNE" "${TUNE_S:-90}" model,g1whole,g1-4k
+    pack > /dev/null
+    sweep g1-held "$G1_HELD" "${HELD_S:-60}" model,g1whole,g1-4k
+    runner softmax "${SM_BUDGET:-90}" --missing --implementation kr-triton-softmax
+    tail -n 4 "$LOGS/run_softmax.txt"
+    pack ;;
+  *) echo "usage: call.sh start|land|g1"; exit 2 ;;
 esac

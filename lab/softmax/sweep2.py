@@ -93,6 +93,11 @@ CANDS: dict[str, dict] = {
     # H100 (4096 x 27011, 8192 x 4097): more elements a thread (fewer warps), or fewer
     "ept32": {"ELEMS_PER_THREAD": 32},
     "ept8": {"ELEMS_PER_THREAD": 8},
+    # 2026-12-07g: whole rows at G = 1 (`_fwd` / `_bwd`, one element an access) split past
+    # MAX_ROW_G1 (8192: the whole-row layouts spill above it); "g1whole" keeps them whole up to
+    # MAX_ROW / MAX_ROW_BWD (before), "g1-4k" splits from 4096
+    "g1whole": {"MAX_ROW_G1": 1 << 20},
+    "g1-4k": {"MAX_ROW_G1": 4096},
     # 2026-12-07e: the backward's row loop (one program a row, two passes, the second from the
     # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
     # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it
@@ -100,7 +105,7 @@ CANDS: dict[str, dict] = {
 # the part tables a candidate may amend, and the module switches it may set (each only where the
 # kernel version has it)
 TABLES = ("LONG", "LONG_NARROW")
-KNOBS = ("ALIGNED_FWD", "ELEMS_PER_THREAD")
+KNOBS = ("ALIGNED_FWD", "ELEMS_PER_THREAD", "MAX_ROW_G1")
 MIN_SPLIT_BLOCK = 2048  # the first version's finest few-row part
 
 # few-row shapes within the whole-row limit: where "fewsplit" differs from the model

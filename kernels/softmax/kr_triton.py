@@ -102,12 +102,16 @@ LONG_NARROW = {("forward", 2): (4096, 8), ("backward", 2): (2048, 4)}
 # triton 3.6: 48 a thread at 4096 on 8 warps, 120 at LONG's 8192 on 8); False: `_fwd` (one
 # element an access), for side-by-sides.
 ALIGNED_FWD = True
-# Whole rows at G = 1 that `_fwd` / `_bwd` read one element an access: past this length they
-# split into parts (LONG_NARROW's, else LONG's). The whole-row layouts spill there (sm_90, ptxas
+# Whole rows at G = 1 that `_fwd` / `_bwd` read one element an access: past these lengths they
+# split into parts (LONG_NARROW's, else LONG's). There the whole-row layouts spill (sm_90, ptxas
 # of triton 3.9: forward 32768 on 32 warps a 472-496 byte stack, backward 16384 on 32 warps
-# 128-160 bytes, bf16 and fp32; at 8192 on 16 warps none). `_fwd_aligned` keeps MAX_ROW (64
-# registers, no stack at 32768).
-MAX_ROW_G1 = 8192
+# 128-160 bytes, bf16 and fp32; forward 16384 on 32 warps 8 bytes; 8192 on 16 warps none).
+# H100, 2026-12-07g (lab/device-2026-12-07g/README.md, tune seed 4403, held out 4404): the
+# backward split from 8192 ran 0.39-0.92x the whole rows at every G = 1 shape of 9275-16327
+# columns; the fp32 forward kept whole to 16384 (0.81-0.95x the split at 8397 and 14339 columns,
+# 4096-8192 rows) and split above (0.47-0.50x at 17109, 27469 and 29299). `_fwd_aligned` keeps
+# MAX_ROW (64 registers, no stack at 32768).
+MAX_ROW_G1 = {"forward": 16384, "backward": 8192}
 SPLIT_BLOCK = 8192  # the largest long-row part at 2-byte elements (tests read it)
 ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
 
@@ -494,7 +498,7 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
     es = x.element_size()
     g = access_granularity(n, strides, (x2, y2))
     aligned = g == 1 and es == 2 and ALIGNED_FWD  # `_fwd_aligned`: whole vectors
-    max_row = MAX_ROW if aligned or g != 1 else min(MAX_ROW, MAX_ROW_G1)
+    max_row = MAX_ROW if aligned or g != 1 else min(MAX_ROW, MAX_ROW_G1["forward"])
     cfg = plan(n, rows, _sm_count(x.device), max_row, es, "forward", g)
     with torch.cuda.device(x.device) if x.device.type == "cuda" else _nullctx():
         if aligned:
@@ -527,7 +531,7 @@ def softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
     rows = dy2.shape[0]
     strides = (y2.stride(0), dy2.stride(0), dx2.stride(0))
     g = access_granularity(n, strides, (y2, dy2, dx2))
-    max_row = MAX_ROW_BWD if g != 1 else min(MAX_ROW_BWD, MAX_ROW_G1)
+    max_row = MAX_ROW_BWD if g != 1 else min(MAX_ROW_BWD, MAX_ROW_G1["backward"])
     cfg = plan(n, rows, _sm_count(dy.device), max_row, dy.element_size(), "backward", g)
     with torch.cuda.device(dy.device) if dy.device.type == "cuda" else _nullctx():
         _launch(_bwd, (y2, dy2, dx2), strides, dx2, n, rows, cfg, 1, G=g)

@@ -94,10 +94,12 @@ CANDS: dict[str, dict] = {
     "ept32": {"ELEMS_PER_THREAD": 32},
     "ept8": {"ELEMS_PER_THREAD": 8},
     # 2026-12-07g: whole rows at G = 1 (`_fwd` / `_bwd`, one element an access) split past
-    # MAX_ROW_G1 (8192: the whole-row layouts spill above it); "g1whole" keeps them whole up to
-    # MAX_ROW / MAX_ROW_BWD (before), "g1-4k" splits from 4096
-    "g1whole": {"MAX_ROW_G1": 1 << 20},
-    "g1-4k": {"MAX_ROW_G1": 4096},
+    # MAX_ROW_G1 (the whole-row layouts spill above it); "g1whole" keeps them whole up to
+    # MAX_ROW / MAX_ROW_BWD (before), "g1-4k" splits from 4096, "g1-8k" from 8192 both ways
+    # (the first rule: the fp32 forward lost 5-23 % at 8397 and 14339 columns against whole rows)
+    "g1whole": {"MAX_ROW_G1": {"forward": 1 << 20, "backward": 1 << 20}},
+    "g1-8k": {"MAX_ROW_G1": {"forward": 8192, "backward": 8192}},
+    "g1-4k": {"MAX_ROW_G1": {"forward": 4096, "backward": 4096}},
     # 2026-12-07e: the backward's row loop (one program a row, two passes, the second from the
     # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
     # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it

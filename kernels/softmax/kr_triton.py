@@ -112,6 +112,12 @@ ALIGNED_FWD = True
 # 4096-8192 rows) and split above (0.47-0.50x at 17109, 27469 and 29299). `_fwd_aligned` keeps
 # MAX_ROW (64 registers, no stack at 32768).
 MAX_ROW_G1 = {"forward": 16384, "backward": 8192}
+# `_fwd_aligned` on whole rows where Y's rows start as X's do (YSAME): warps from this many
+# elements a thread, not ELEMS_PER_THREAD (half the warps below 32768 columns; sm_90, triton
+# 3.9: 98 registers at 16384 on 16 warps, 66 at 8192 on 8, no stack; without YSAME 16384 on 16
+# spills, so those keep ELEMS_PER_THREAD). H100, 2026-12-07g, tune seed 4401: 0.75x at
+# 8192 x 4097 bf16, 0.90x at 8192 x 13189 (lab/device-2026-12-07g/README.md).
+ALIGNED_EPT = 32
 SPLIT_BLOCK = 8192  # the largest long-row part at 2-byte elements (tests read it)
 ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
 
@@ -378,8 +384,8 @@ def _sm_count(device: torch.device) -> int:
     return _SMS[idx]
 
 
-def _warps(block: int) -> int:
-    w = max(1, min(32, block // (32 * ELEMS_PER_THREAD)))
+def _warps(block: int, per_thread: int = 0) -> int:
+    w = max(1, min(32, block // (32 * (per_thread or ELEMS_PER_THREAD))))
     return 1 << (w.bit_length() - 1)
 
 
@@ -503,6 +509,8 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
     with torch.cuda.device(x.device) if x.device.type == "cuda" else _nullctx():
         if aligned:
             ysame = (x2.data_ptr() - y2.data_ptr()) % 16 == 0 and (strides[0] - strides[1]) * es % 16 == 0
+            if ysame and cfg["SPLIT"] == 1:
+                cfg = dict(cfg, num_warps=_warps(cfg["BLOCK"], ALIGNED_EPT))
             _launch(_fwd_aligned, (x2, y2), strides, y2, n, rows, cfg, 2, phases=3, VEC=16 // es,
                     XMIS=x2.data_ptr() // es % (16 // es), YSAME=ysame, SCALE=_fixed_scale(n))
         else:

@@ -30,9 +30,12 @@ G1_TUNE=bwd-512x10711-bf16,bwd-4096x13001-bf16,bwd-8192x15005-fp32,fwd-16x17109-
 G1_HELD=bwd-1x14509-fp16,bwd-16x14757-fp32,bwd-8192x15161-fp16,bwd-8192x12353-fp16,bwd-1x8815-bf16,bwd-8192x9299-fp16,fwd-1x29299-fp32,bwd-1x16327-bf16
 # g1f: the forward's limit raised to 16384 (fp32: whole rows to 16384 beat the split at 8397
 #   and 14339 columns): the softmax GPU tests, the rule ("model") against g1-8k and g1whole on
-#   fp32 forward rows of seed 4405 (held out), ours --missing on softmax
+#   fp32 forward rows of seed 4405 (held out); the aligned forward's whole rows on half the warps
+#   (ALIGNED_EPT 32: "model") against "alw16" on 2-byte rows of 2049-16383 columns of seed 4407
+#   (held out); ours --missing on softmax
 #   run(carry=[".whl"], command="bash lab/device-2026-12-07g/call.sh g1f", timeout_s=400)
 G1F_HELD=fwd-8192x5015-fp32,fwd-4096x38557-fp32,fwd-16x39739-fp32,fwd-16x5707-fp32,fwd-1x32519-fp32,fwd-8192x13885-fp32,fwd-8192x14929-fp32,fwd-4096x36497-fp32
+ALW_HELD=fwd-4096x10393-fp16,fwd-4096x14003-fp16,fwd-512x9395-fp16,fwd-512x14663-bf16,fwd-16x8207-bf16,fwd-8192x12459-bf16,fwd-4096x3887-fp16
 . "$here/../device_lib.sh" "${1:?usage: call.sh start|land|g1|g1f}"
 sweep() {  # NAME SHAPES BUDGET CANDS
   SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind all \
@@ -65,6 +68,8 @@ case "$CALL" in
       > "$LOGS/t_sm.txt" 2>&1
     echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
     sweep g1f-held "$G1F_HELD" "${HELD_S:-50}" model,g1-8k,g1whole
+    pack > /dev/null
+    sweep alw-held "$ALW_HELD" "${HELD_S:-45}" model,alw16
     runner softmax "${SM_BUDGET:-90}" --missing --implementation kr-triton-softmax
     tail -n 4 "$LOGS/run_softmax.txt"
     pack ;;

@@ -42,36 +42,38 @@ sweep() {  # NAME SHAPES BUDGET CANDS
     --shapes "$2" --cands "$4" --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
   echo "$1 exit $?"; tail -n 16 "$LOGS/$1.txt"
 }
+sm_tests() {  # the softmax GPU tests
+  timeout "${TESTS_S:-120}" python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k softmax \
+    > "$LOGS/t_sm.txt" 2>&1
+  echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
+}
+sm_missing() {  # ours --missing on softmax (each kernel edit re-hashes the family)
+  runner softmax "${SM_BUDGET:-90}" --missing --implementation kr-triton-softmax
+  tail -n 4 "$LOGS/run_softmax.txt"
+}
 case "$CALL" in
   land)
     install_whl; gpu_env
     sweep wr-tune "$WR_TUNE" "${TUNE_S:-100}" model,ept32,ept8
     pack > /dev/null
     sweep wr-held "$WR_HELD" "${HELD_S:-70}" model,ept32,ept8
-    runner softmax "${SM_BUDGET:-90}" --missing --implementation kr-triton-softmax
-    tail -n 4 "$LOGS/run_softmax.txt"
+    sm_missing
     pack ;;
   g1)
     install_whl; gpu_env
-    timeout "${TESTS_S:-120}" python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k softmax \
-      > "$LOGS/t_sm.txt" 2>&1
-    echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
+    sm_tests
     sweep g1-tune "$G1_TUNE" "${TUNE_S:-90}" model,g1whole,g1-4k
     pack > /dev/null
     sweep g1-held "$G1_HELD" "${HELD_S:-60}" model,g1whole,g1-4k
-    runner softmax "${SM_BUDGET:-90}" --missing --implementation kr-triton-softmax
-    tail -n 4 "$LOGS/run_softmax.txt"
+    sm_missing
     pack ;;
   g1f)
     install_whl; gpu_env
-    timeout "${TESTS_S:-120}" python3 -m pytest -q -p no:cacheprovider tests/gpu/test_softmax_ce_gpu.py -k softmax \
-      > "$LOGS/t_sm.txt" 2>&1
-    echo "softmax GPU tests exit $?: $(tail -n 1 "$LOGS/t_sm.txt")"; grep -h "^FAILED\|^ERROR" "$LOGS/t_sm.txt" | head -n 8
+    sm_tests
     sweep g1f-held "$G1F_HELD" "${HELD_S:-50}" model,g1-8k,g1whole
     pack > /dev/null
     sweep alw-held "$ALW_HELD" "${HELD_S:-45}" model,alw16
-    runner softmax "${SM_BUDGET:-90}" --missing --implementation kr-triton-softmax
-    tail -n 4 "$LOGS/run_softmax.txt"
+    sm_missing
     pack ;;
   *) echo "usage: call.sh start|land|g1|g1f"; exit 2 ;;
 esac

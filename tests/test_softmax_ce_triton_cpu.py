@@ -143,16 +143,14 @@ def test_softmax_narrow_long_row_float64_and_row_bits():
 
 def test_softmax_one_element_rows_split_past_the_g1_limit(monkeypatch):
     """Rows read one element an access (G = 1) by `_fwd` / `_bwd` stay whole up to MAX_ROW_G1
-    and split past it (the whole-row layouts spill there). With the limit set low here, an odd
-    fp32 row of 9001 columns splits forward and backward, matches float64, and a row's bits are
-    the same alone as in the batch; at G = 4 the same length stays whole, and the aligned 2-byte
-    forward keeps MAX_ROW."""
+    and split past it (the whole-row layouts spill there): an odd fp32 row of 9001 columns splits
+    forward and backward (the aligned 2-byte forward keeps MAX_ROW), matches float64, and a row's
+    bits are the same alone as in the batch; at G = 4 the same length stays whole."""
     seen = []
     orig = sm.plan
     monkeypatch.setattr(sm, "plan", lambda *a, **k: seen.append(orig(*a, **k)) or seen[-1])
-    monkeypatch.setattr(sm, "MAX_ROW_G1", {"forward": 8192, "backward": 8192})
     n = 9001
-    assert n <= sm.MAX_ROW_BWD
+    assert sm.MAX_ROW_G1 < n <= sm.MAX_ROW_BWD
     g = torch.Generator().manual_seed(12)
     x = torch.randn(3, n, generator=g) * 4
     y = sm.softmax_forward(x)

@@ -102,22 +102,12 @@ LONG_NARROW = {("forward", 2): (4096, 8), ("backward", 2): (2048, 4)}
 # triton 3.6: 48 a thread at 4096 on 8 warps, 120 at LONG's 8192 on 8); False: `_fwd` (one
 # element an access), for side-by-sides.
 ALIGNED_FWD = True
-# Whole rows at G = 1 that `_fwd` / `_bwd` read one element an access: past these lengths they
-# split into parts (LONG_NARROW's, else LONG's). There the whole-row layouts spill (sm_90, ptxas
+# Whole rows at G = 1 that `_fwd` / `_bwd` read one element an access: past this length they
+# split into parts (LONG_NARROW's, else LONG's). The whole-row layouts spill there (sm_90, ptxas
 # of triton 3.9: forward 32768 on 32 warps a 472-496 byte stack, backward 16384 on 32 warps
-# 128-160 bytes, bf16 and fp32; forward 16384 on 32 warps 8 bytes; 8192 on 16 warps none).
-# H100, 2026-12-07g (lab/device-2026-12-07g/README.md, tune seed 4403, held out 4404): the
-# backward split from 8192 ran 0.39-0.92x the whole rows at every G = 1 shape of 9275-16327
-# columns; the fp32 forward kept whole to 16384 (0.81-0.95x the split at 8397 and 14339 columns,
-# 4096-8192 rows) and split above (0.47-0.50x at 17109, 27469 and 29299). `_fwd_aligned` keeps
-# MAX_ROW (64 registers, no stack at 32768).
-MAX_ROW_G1 = {"forward": 16384, "backward": 8192}
-# `_fwd_aligned` on whole rows where Y's rows start as X's do (YSAME): warps from this many
-# elements a thread, not ELEMS_PER_THREAD (half the warps below 32768 columns; sm_90, triton
-# 3.9: 98 registers at 16384 on 16 warps, 66 at 8192 on 8, no stack; without YSAME 16384 on 16
-# spills, so those keep ELEMS_PER_THREAD). H100, 2026-12-07g, tune seed 4401: 0.75x at
-# 8192 x 4097 bf16, 0.90x at 8192 x 13189 (lab/device-2026-12-07g/README.md).
-ALIGNED_EPT = 32
+# 128-160 bytes, bf16 and fp32; at 8192 on 16 warps none). `_fwd_aligned` keeps MAX_ROW (64
+# registers, no stack at 32768).
+MAX_ROW_G1 = 8192
 SPLIT_BLOCK = 8192  # the largest long-row part at 2-byte elements (tests read it)
 ELEMS_PER_THREAD = 16  # the model's target: two 16-byte bf16 vectors (four fp32) per thread
 
@@ -384,8 +374,8 @@ def _sm_count(device: torch.device) -> int:
     return _SMS[idx]
 
 
-def _warps(block: int, per_thread: int = 0) -> int:
-    w = max(1, min(32, block // (32 * (per_thread or ELEMS_PER_THREAD))))
+def _warps(block: int) -> int:
+    w = max(1, min(32, block // (32 * ELEMS_PER_THREAD)))
     return 1 << (w.bit_length() - 1)
 
 
@@ -504,13 +494,11 @@ def softmax_forward(x: torch.Tensor) -> torch.Tensor:
     es = x.element_size()
     g = access_granularity(n, strides, (x2, y2))
     aligned = g == 1 and es == 2 and ALIGNED_FWD  # `_fwd_aligned`: whole vectors
-    max_row = MAX_ROW if aligned or g != 1 else min(MAX_ROW, MAX_ROW_G1["forward"])
+    max_row = MAX_ROW if aligned or g != 1 else min(MAX_ROW, MAX_ROW_G1)
     cfg = plan(n, rows, _sm_count(x.device), max_row, es, "forward", g)
     with torch.cuda.device(x.device) if x.device.type == "cuda" else _nullctx():
         if aligned:
             ysame = (x2.data_ptr() - y2.data_ptr()) % 16 == 0 and (strides[0] - strides[1]) * es % 16 == 0
-            if ysame and cfg["SPLIT"] == 1:
-                cfg = dict(cfg, num_warps=_warps(cfg["BLOCK"], ALIGNED_EPT))
             _launch(_fwd_aligned, (x2, y2), strides, y2, n, rows, cfg, 2, phases=3, VEC=16 // es,
                     XMIS=x2.data_ptr() // es % (16 // es), YSAME=ysame, SCALE=_fixed_scale(n))
         else:
@@ -539,7 +527,7 @@ def softmax_backward(y: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
     rows = dy2.shape[0]
     strides = (y2.stride(0), dy2.stride(0), dx2.stride(0))
     g = access_granularity(n, strides, (y2, dy2, dx2))
-    max_row = MAX_ROW_BWD if g != 1 else min(MAX_ROW_BWD, MAX_ROW_G1["backward"])
+    max_row = MAX_ROW_BWD if g != 1 else min(MAX_ROW_BWD, MAX_ROW_G1)
     cfg = plan(n, rows, _sm_count(dy.device), max_row, dy.element_size(), "backward", g)
     with torch.cuda.device(dy.device) if dy.device.type == "cuda" else _nullctx():
         _launch(_bwd, (y2, dy2, dx2), strides, dx2, n, rows, cfg, 1, G=g)

@@ -68,6 +68,7 @@ case "$CALL" in
     sm_missing
     pack ;;
   g1f)
+    git apply lab/pending/softmax-g1-forward-whole-aligned-warps.patch && echo "patch applied"
     install_whl; gpu_env
     sm_tests
     sweep g1f-held "$G1F_HELD" "${HELD_S:-50}" model,g1-8k,g1whole

@@ -97,8 +97,11 @@ CANDS: dict[str, dict] = {
     # MAX_ROW_G1 (the whole-row layouts spill above it); "g1whole" keeps them whole up to
     # MAX_ROW / MAX_ROW_BWD (before), "g1-4k" splits from 4096, "g1-8k" from 8192 both ways
     # (the first rule: the fp32 forward lost 5-23 % at 8397 and 14339 columns against whole rows)
-    # 2026-12-07g: the aligned forward's whole rows (YSAME) on half the warps (ALIGNED_EPT 32,
-    # chosen on seed 4401's ept32 wins at 8192 x 4097 / 13189 bf16) against ELEMS_PER_THREAD's
+    # 2026-12-07g, with lab/pending/softmax-g1-forward-whole-aligned-warps.patch applied (its
+    # MAX_ROW_G1 is a dict by kind; the committed one an int, for which the g1 call measured
+    # g1whole as 1 << 20 and "model" as 8192): the aligned forward's whole rows (YSAME) on half
+    # the warps (ALIGNED_EPT 32, chosen on seed 4401's ept32 wins at 8192 x 4097 / 13189 bf16)
+    # against ELEMS_PER_THREAD's
     "alw16": {"ALIGNED_EPT": 16},
     "g1whole": {"MAX_ROW_G1": {"forward": 1 << 20, "backward": 1 << 20}},
     "g1-8k": {"MAX_ROW_G1": {"forward": 8192, "backward": 8192}},

@@ -36,7 +36,7 @@ G1_HELD=bwd-1x14509-fp16,bwd-16x14757-fp32,bwd-8192x15161-fp16,bwd-8192x12353-fp
 #   run(carry=[".whl"], command="bash lab/device-2026-12-07g/call.sh g1f", timeout_s=400)
 G1F_HELD=fwd-8192x5015-fp32,fwd-4096x38557-fp32,fwd-16x39739-fp32,fwd-16x5707-fp32,fwd-1x32519-fp32,fwd-8192x13885-fp32,fwd-8192x14929-fp32,fwd-4096x36497-fp32
 ALW_HELD=fwd-4096x10393-fp16,fwd-4096x14003-fp16,fwd-512x9395-fp16,fwd-512x14663-bf16,fwd-16x8207-bf16,fwd-8192x12459-bf16,fwd-4096x3887-fp16
-. "$here/../device_lib.sh" "${1:?usage: call.sh start|land|g1|g1f}"
+. "$here/../device_lib.sh" "${1:?usage: call.sh start|land|g1|g1f|g1h}"
 sweep() {  # NAME SHAPES BUDGET CANDS
   SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind all \
     --shapes "$2" --cands "$4" --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
@@ -76,5 +76,13 @@ case "$CALL" in
     sweep alw-held "$ALW_HELD" "${HELD_S:-45}" model,alw16
     sm_missing
     pack ;;
-  *) echo "usage: call.sh start|land|g1|g1f"; exit 2 ;;
+  g1h)  # the last of the budget (274 s): g1f's two held-out sweeps only, the patch applied
+    #   run(kind="nvidia-h200", carry=[".whl"], command="bash lab/device-2026-12-07g/call.sh g1h", timeout_s=160)
+    git apply lab/pending/softmax-g1-forward-whole-aligned-warps.patch && echo "patch applied"
+    install_whl; gpu_env
+    sweep alw-held "$ALW_HELD" "${HELD_S:-35}" model,alw16
+    pack > /dev/null
+    sweep g1f-held "$G1F_HELD" "${HELD_S:-35}" model,g1-8k,g1whole
+    pack ;;
+  *) echo "usage: call.sh start|land|g1|g1f|g1h"; exit 2 ;;
 esac

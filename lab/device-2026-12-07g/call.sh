@@ -36,7 +36,7 @@ G1_HELD=bwd-1x14509-fp16,bwd-16x14757-fp32,bwd-8192x15161-fp16,bwd-8192x12353-fp
 #   run(carry=[".whl"], command="bash lab/device-2026-12-07g/call.sh g1f", timeout_s=400)
 G1F_HELD=fwd-8192x5015-fp32,fwd-4096x38557-fp32,fwd-16x39739-fp32,fwd-16x5707-fp32,fwd-1x32519-fp32,fwd-8192x13885-fp32,fwd-8192x14929-fp32,fwd-4096x36497-fp32
 ALW_HELD=fwd-4096x10393-fp16,fwd-4096x14003-fp16,fwd-512x9395-fp16,fwd-512x14663-bf16,fwd-16x8207-bf16,fwd-8192x12459-bf16,fwd-4096x3887-fp16
-. "$here/../device_lib.sh" "${1:?usage: call.sh start|land|g1|g1f|g1h}"
+. "$here/../device_lib.sh" "${1:?usage: call.sh start|land|g1|g1f|g1h|i32}"
 sweep() {  # NAME SHAPES BUDGET CANDS
   SWEEP_BUDGET=$3 timeout $(( $3 + 60 )) python3 lab/softmax/sweep2.py --out "$LOGS/$1" --kind all \
     --shapes "$2" --cands "$4" --peers torch-softmax,liger-softmax > "$LOGS/$1.txt" 2>&1
@@ -84,5 +84,19 @@ case "$CALL" in
     pack > /dev/null
     sweep g1f-held "$G1F_HELD" "${HELD_S:-35}" model,g1-8k,g1whole
     pack ;;
-  *) echo "usage: call.sh start|land|g1|g1f|g1h"; exit 2 ;;
+  i32)  # (next session) lab/pending/softmax-int32-columns.patch applied: the column index of
+    # `_fwd` / `_fwd_aligned` / `_bwd` in int32 (sm_90, triton 3.9: no stack at any whole-row
+    # layout at G = 1; registers 0.5-0.9x). The softmax GPU tests, then on G = 1 shapes the
+    # committed limits ("model") against no G = 1 limit ("g1whole") and the plain forward
+    # ("plainfwd"), tune (G1_TUNE and call 1's whole-row forwards) then held out (G1_HELD and
+    # seed 4407's forwards); ours --missing only if it lands in the same call's session
+    #   run(carry=[".whl"], command="bash lab/device-2026-12-07g/call.sh i32", timeout_s=420)
+    git apply lab/pending/softmax-int32-columns.patch && echo "patch applied"
+    install_whl; gpu_env
+    sm_tests
+    sweep i32-tune "$G1_TUNE,fwd-4096x27011-bf16,fwd-8192x4097-bf16,fwd-512x23163-fp16" "${TUNE_S:-110}" model,g1whole,plainfwd
+    pack > /dev/null
+    sweep i32-held "$G1_HELD,$ALW_HELD" "${HELD_S:-90}" model,g1whole,plainfwd
+    pack ;;
+  *) echo "usage: call.sh start|land|g1|g1f|g1h|i32"; exit 2 ;;
 esac

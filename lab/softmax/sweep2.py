@@ -94,18 +94,18 @@ CANDS: dict[str, dict] = {
     "ept32": {"ELEMS_PER_THREAD": 32},
     "ept8": {"ELEMS_PER_THREAD": 8},
     # 2026-12-07g: whole rows at G = 1 (`_fwd` / `_bwd`, one element an access) split past
-    # MAX_ROW_G1 (the whole-row layouts spill above it); "g1whole" keeps them whole up to
-    # MAX_ROW / MAX_ROW_BWD (before), "g1-4k" splits from 4096, "g1-8k" from 8192 both ways
-    # (the first rule: the fp32 forward lost 5-23 % at 8397 and 14339 columns against whole rows)
-    # 2026-12-07g, with lab/pending/softmax-g1-forward-whole-aligned-warps.patch applied (its
-    # MAX_ROW_G1 is a dict by kind; the committed one an int, for which the g1 call measured
-    # g1whole as 1 << 20 and "model" as 8192): the aligned forward's whole rows (YSAME) on half
-    # the warps (ALIGNED_EPT 32, chosen on seed 4401's ept32 wins at 8192 x 4097 / 13189 bf16)
-    # against ELEMS_PER_THREAD's
+    # MAX_ROW_G1 (the whole-row layouts spill above it; with lab/pending/softmax-int32-columns
+    # .patch they no longer do): "g1whole" keeps them whole up to MAX_ROW / MAX_ROW_BWD (before
+    # 82f79a1), "g1-4k" splits from 4096, "g1-8k" from 8192. One length for both kinds; where
+    # the kernel's MAX_ROW_G1 is a dict by kind (lab/pending/softmax-g1-forward-whole-aligned-
+    # warps.patch), set_candidate gives it to both.
+    "g1whole": {"MAX_ROW_G1": 1 << 20},
+    "g1-8k": {"MAX_ROW_G1": 8192},
+    "g1-4k": {"MAX_ROW_G1": 4096},
+    # 2026-12-07g, with the g1 patch above applied: the aligned forward's whole rows (YSAME) on
+    # half the warps (ALIGNED_EPT 32, chosen on seed 4401's ept32 wins at 8192 x 4097 / 13189
+    # bf16) against ELEMS_PER_THREAD's
     "alw16": {"ALIGNED_EPT": 16},
-    "g1whole": {"MAX_ROW_G1": {"forward": 1 << 20, "backward": 1 << 20}},
-    "g1-8k": {"MAX_ROW_G1": {"forward": 8192, "backward": 8192}},
-    "g1-4k": {"MAX_ROW_G1": {"forward": 4096, "backward": 4096}},
     # 2026-12-07e: the backward's row loop (one program a row, two passes, the second from the
     # L2; kernels/softmax BWD_LOOP of commit 70c13db, reverted) beat the split layout at 4
     # of 23 shapes (lab/device-2026-12-07e/README.md); its candidates went with it
@@ -214,7 +214,10 @@ def set_candidate(kr, base: dict, cand: dict) -> None:
     kr.plan = fewsplit_plan(base["plan"]) if cand.get("FEWSPLIT") else base["plan"]
     for knob in KNOBS:  # the kernel's switches that this version has
         if knob in base:
-            setattr(kr, knob, cand.get(knob, base[knob]))
+            value = cand.get(knob, base[knob])
+            if isinstance(base[knob], dict) and not isinstance(value, dict):
+                value = dict.fromkeys(base[knob], value)  # one value for every key (kind)
+            setattr(kr, knob, value)
 
 
 def floor_us(case, bandwidth_gbps: float) -> float:
@@ -300,6 +303,9 @@ def main():
                 line.append(f"{c}=B{p['BLOCK']}xS{p['SPLIT']}/w{p['num_warps']}")
             print(" ".join(line))
         set_candidate(kr, base, {})
+        if hasattr(kr, "MAX_ROW_G1"):
+            print("(plans at MAX_ROW / MAX_ROW_BWD: the entry points lower the whole-row limit of G = 1 "
+                  "rows to MAX_ROW_G1, which this listing does not show)")
         print(f"{len(cases)} workloads x {len(names)} implementations x {args.rounds} rounds; budget {budget:.0f} s")
         return
 
@@ -376,9 +382,14 @@ def main():
 def _plan_sig(kr, case) -> tuple:
     es = 4 if case.dtype == "float32" else 2
     limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
-    knobs = tuple((k, getattr(kr, k)) for k in KNOBS if hasattr(kr, k))
+    knobs = tuple((k, _hashable(getattr(kr, k))) for k in KNOBS if hasattr(kr, k))
     return knobs + tuple(sorted(kr.plan(case["cols"], case["rows"], kr._sm_count(__import__("torch").device("cuda")),
                                         limit, es, case.kind, **_g_arg(kr, case)).items()))
+
+
+def _hashable(v):
+    """A knob's value as a dict key part (MAX_ROW_G1 may be a dict by kind)."""
+    return tuple(sorted(v.items())) if isinstance(v, dict) else v
 
 
 def _g_arg(kr, case) -> dict:

@@ -7,6 +7,8 @@
 #   fused add + RMSNorm, softmax + cross-entropy); then q (.cutl2), q (.cutl3), norms, fa (.fislim).
 # H100: the aligned softmax forward (lab/device-2026-12-07f/call.sh aligned: the pending patch
 #   applied on the machine, the softmax GPU tests, the sweep against the committed forward).
+#   It landed (d569823) and its patch is gone, so `start` is history now: the next call on an
+#   H100 is `i32` below.
 here=$(dirname "$0")
 if [ "${1:-}" = start ]; then
   if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then

@@ -294,12 +294,10 @@ def main():
 
     if args.dry_run:
         for case in cases:
-            es = 4 if case.dtype == "float32" else 2
             line = [f"{case.id} ({case.kind}, {case['rows']}x{case['cols']} {case.dtype}):"]
             for c in cands:
                 set_candidate(kr, base, CANDS[c])
-                limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
-                p = kr.plan(case["cols"], case["rows"], 132, limit, es, case.kind, **_g_arg(kr, case))
+                p = _case_plan(kr, case, 132)
                 line.append(f"{c}=B{p['BLOCK']}xS{p['SPLIT']}/w{p['num_warps']}")
             print(" ".join(line))
         set_candidate(kr, base, {})
@@ -379,12 +377,16 @@ def main():
     print(report["stopped"] or "all measured", f"in {report['elapsed_s']} s")
 
 
-def _plan_sig(kr, case) -> tuple:
+def _case_plan(kr, case, sms: int) -> dict:
+    """The kernel's plan for a contiguous row of the case at MAX_ROW / MAX_ROW_BWD."""
     es = 4 if case.dtype == "float32" else 2
     limit = kr.MAX_ROW if case.kind == "forward" else kr.MAX_ROW_BWD
+    return kr.plan(case["cols"], case["rows"], sms, limit, es, case.kind, **_g_arg(kr, case))
+
+
+def _plan_sig(kr, case) -> tuple:
     knobs = tuple((k, _hashable(getattr(kr, k))) for k in KNOBS if hasattr(kr, k))
-    return knobs + tuple(sorted(kr.plan(case["cols"], case["rows"], kr._sm_count(__import__("torch").device("cuda")),
-                                        limit, es, case.kind, **_g_arg(kr, case)).items()))
+    return knobs + tuple(sorted(_case_plan(kr, case, kr._sm_count(__import__("torch").device("cuda"))).items()))
 
 
 def _hashable(v):
